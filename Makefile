@@ -1,0 +1,34 @@
+# racecert — two commands do all the set-up: `make run` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEFAULT_TRACK ?= tracks/4_esquinas.toml
+REPORT ?= report
+
+.PHONY: install run test bench lint clean
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	mkdir -p $(REPORT)
+	$(BIN)/racecert analyze $(DEFAULT_TRACK) --json-out $(REPORT)/analysis.json
+	@echo "report written to $(REPORT)/"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.run --out BENCHMARKS.md
+
+lint: $(STAMP)
+	$(BIN)/ruff check racecert tests benchmarks
+
+clean:
+	rm -rf $(VENV) $(REPORT) .pytest_cache

@@ -1,0 +1,102 @@
+"""Exact path counts on a layered DAG, by residues modulo primes and the CRT.
+
+A count of trajectories of m moves is below 9^m, so residues modulo enough
+31-bit primes determine it exactly. Per layer, a residue vector is summed
+along edges with `numpy.bincount` (float64 sums of fewer than 2^22 residues
+below 2^31 are exact), so the hot loop never touches Python ints; only the
+final counts are recombined into Python ints.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+
+
+def _is_prime(n: int) -> bool:
+    if n < 2:
+        return False
+    if n % 2 == 0:
+        return n == 2
+    r = math.isqrt(n)
+    f = 3
+    while f <= r:
+        if n % f == 0:
+            return False
+        f += 2
+    return True
+
+
+@cache
+def primes_below_2_31(k: int) -> tuple[int, ...]:
+    """The k largest primes below 2^31.
+
+    >>> primes_below_2_31(2)
+    (2147483647, 2147483629)
+    """
+    out: list[int] = []
+    n = 2**31 - 1
+    while len(out) < k:
+        if _is_prime(n):
+            out.append(n)
+        n -= 2
+    return tuple(out)
+
+
+def primes_for_bound(bound: int) -> tuple[int, ...]:
+    """Enough primes that their product exceeds `bound`."""
+    k = max(1, math.ceil((bound.bit_length() + 1) / 30))
+    return primes_below_2_31(k)
+
+
+def crt(residues: Sequence[int], primes: Sequence[int]) -> int:
+    """The unique integer in [0, prod(primes)) with the given residues.
+
+    >>> crt([2, 3], [5, 7])
+    17
+    """
+    x, m = 0, 1
+    for r, p in zip(residues, primes, strict=True):
+        # x + m * k == r (mod p)
+        k = ((int(r) - x) * pow(m, -1, p)) % p
+        x += m * k
+        m *= p
+    return x
+
+
+def layered_counts(
+    sizes: Sequence[int],
+    edges: Sequence[tuple[np.ndarray, np.ndarray]],
+    primes: Sequence[int],
+) -> list[np.ndarray]:
+    """Residues of the number of paths from layer 0 to every node, per layer.
+
+    `sizes[t]` nodes in layer t; `edges[t] = (src, dst)` from layer t to t+1.
+    Layer 0 nodes start with one path each. Returns arrays of shape
+    (sizes[t], len(primes)) of int64 residues.
+    """
+    p = np.array(primes, dtype=np.int64)
+    cur = np.ones((sizes[0], len(primes)), dtype=np.int64)
+    out = [cur]
+    for t, (src, dst) in enumerate(edges):
+        nxt = np.empty((sizes[t + 1], len(primes)), dtype=np.int64)
+        for j in range(len(primes)):
+            s = np.bincount(dst, weights=cur[src, j].astype(np.float64), minlength=sizes[t + 1])
+            nxt[:, j] = s.astype(np.int64) % p[j]
+        out.append(nxt)
+        cur = nxt
+    return out
+
+
+def sum_residues(rows: np.ndarray, groups: np.ndarray, n_groups: int,
+                 primes: Sequence[int]) -> list[int]:
+    """Exact per-group sums of residue rows, as Python ints (CRT)."""
+    per_prime = [
+        np.bincount(groups, weights=rows[:, j].astype(np.float64), minlength=n_groups)
+        .astype(np.int64) % primes[j]
+        for j in range(len(primes))
+    ]
+    return [crt([int(r[g]) for r in per_prime], primes) for g in range(n_groups)]
