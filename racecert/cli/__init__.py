@@ -43,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `racecert analyze T | head`
+        return 0
 
 
 if __name__ == "__main__":
