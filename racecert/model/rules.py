@@ -12,7 +12,9 @@ and is what the vectorised code is tested against.
 
 A state is (x, y, vx, vy, layer, progress, phase): `progress` is 1 once the
 start line has been crossed legally (the race's own bookkeeping, implied by the
-position on ordinary tracks but kept so that bridges over a line stay exact),
+position on ordinary tracks but kept so that bridges over a line stay exact;
+in an arrived state it is the next lap's: 1 when the arriving move crossed the
+start line after the finish line),
 `phase` = min(moves made, K) for an opening rule of K moves (0 without one).
 """
 
@@ -122,9 +124,10 @@ def apply_move(track: Track, s: CarState, accel: tuple[int, int]) -> MoveResult:
     progress, arrives = s.progress, False
     for _, name in events:
         if name == "start":
-            progress = 1
+            progress = 1  # after an arrival this is the next lap's start crossing
         elif progress:
             arrives = True
+            progress = 0  # the arrived state carries the next lap's progress
     k = track.opening.moves if track.opening else 0
     new = CarState(qx, qy, vx, vy, layer, progress, min(s.phase + 1, k))
     return MoveResult(
@@ -310,7 +313,10 @@ class VectorRaceRules:
         out = StateArrays(qx[keep], qy[keep], vx[keep], vy[keep], layer[keep], progress[keep],
                           phase[keep])
         arr = valid & arrive
-        arrived = StateArrays(qx[arr], qy[arr], vx[arr], vy[arr], layer[arr], progress[arr],
+        # An arrived state's progress is the *next* lap's: 1 when the arriving move
+        # crossed the start line after the finish line (the race rule of SPEC §5.6).
+        next_lap = (s_hit & (s_num * f_den > f_num * s_den)).astype(np.int32)
+        arrived = StateArrays(qx[arr], qy[arr], vx[arr], vy[arr], layer[arr], next_lap[arr],
                               phase[arr])
         return Expansion(src[keep], out, src[arr], arrived)
 

@@ -26,16 +26,25 @@ from typing import Literal
 
 import numpy as np
 
-from racecert.model.rules import CarState, RuleProfile, StateArrays, VectorRaceRules
+from racecert.model.rules import (
+    CarState,
+    Expansion,
+    RuleProfile,
+    StateArrays,
+    VectorRaceRules,
+)
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
-from racecert.solvers.counts import layered_counts, primes_for_bound, sum_residues
+from racecert.solvers.counts import crt, layered_counts, primes_for_bound, sum_residues
 
 Mode = Literal["editor", "exact"]
 ProgressFn = Callable[[int, int, int], None]  # (depth, frontier size, states so far)
 # A pruner gets (new states of depth `depth`, depth, max_depth) and returns a keep-mask.
 # It may only drop states that provably cannot arrive by max_depth (SPEC §5 envelopes).
 PruneFn = Callable[[StateArrays, int, int], np.ndarray]
+# An arrival filter gets the arrived states of one expansion and returns which count as
+# arrivals (e.g. only continuable ones, for m_cont); rejected arrivals end there.
+AcceptFn = Callable[[StateArrays], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -64,7 +73,11 @@ class OptimalDag:
 
 @dataclass(frozen=True)
 class BfsResult:
-    """What the oracle found. Counts are exact Python ints."""
+    """What the oracle found. Counts are exact Python ints.
+
+    `arrival_counts[i]` is the number of optimal trajectories whose last move is
+    arriving move i of the DAG (`dag.arrive_src[i]`, `dag.arrive_state` row i).
+    """
 
     mode: Mode
     reachable: bool
@@ -76,6 +89,7 @@ class BfsResult:
     depth_explored: int
     bounded: bool
     seconds: float
+    arrival_counts: tuple[int, ...] = ()
 
     @property
     def final_states(self) -> int:
@@ -104,6 +118,7 @@ def layered_bfs(
     initial: CarState | None = None,
     progress: ProgressFn | None = None,
     prune: PruneFn | None = None,
+    accept_arrival: AcceptFn | None = None,
 ) -> BfsResult:
     """Minimum moves to arrive, the optimal DAG and exact trajectory counts.
 
@@ -111,6 +126,8 @@ def layered_bfs(
     bounded search that finds nothing reports `reachable=False, bounded=True`.
     `prune` (used only together with `max_depth`) drops new states that cannot
     arrive within the bound; pruned states still count as visited.
+    `accept_arrival` filters arriving moves: m* becomes the first depth with an
+    accepted arrival (used for m_cont, the first continuable depth).
 
     >>> from racecert.model.parse import load_track
     >>> r = layered_bfs(load_track("tracks/tiny_straight.toml"))  # doctest: +SKIP
@@ -137,10 +154,13 @@ def layered_bfs(
             batch = StateArrays(*frontier.fields()[:6],
                                 np.full(len(frontier), min(depth, k), dtype=np.int32))
         exp = rules.expand(batch)
+        if accept_arrival is not None and len(exp.arrive_src):
+            ok = accept_arrival(exp.arrive_state)
+            exp = Expansion(exp.src, exp.succ, exp.arrive_src[ok], exp.arrive_state.take(ok))
         if len(exp.arrive_src):
-            dag, counts = _finish(codec, states_by_layer, edges, exp, depth + 1)
+            dag, counts, per_arrival = _finish(codec, states_by_layer, edges, exp, depth + 1)
             return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
-                             depth + 1, False, time.perf_counter() - t0)
+                             depth + 1, False, time.perf_counter() - t0, per_arrival)
         succ_keys = codec.encode(exp.succ)
         uniq, first, inverse = np.unique(succ_keys, return_index=True, return_inverse=True)
         pos = np.searchsorted(visited, uniq)
@@ -180,7 +200,7 @@ def _unreachable(mode: Mode, total: int, depth: int, bounded: bool, t0: float) -
 
 def _finish(codec: StateCodec, states: list[StateArrays],
             edges: list[tuple[np.ndarray, np.ndarray]], exp, m_star: int
-            ) -> tuple[OptimalDag, list[int]]:
+            ) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
     """Prune to the optimal DAG (backward pass), then count exactly (forward pass)."""
     last = m_star - 1
     keep = [np.zeros(len(s), dtype=bool) for s in states[: last + 1]]
@@ -207,4 +227,6 @@ def _finish(codec: StateCodec, states: list[StateArrays],
     residues = layered_counts([len(layer) for layer in layers], dag_edges, primes)
     counts = sum_residues(residues[last][arrive_src], final_idx, len(ukeys), primes)
     dag = OptimalDag(layers, tuple(dag_edges), arrive_src, final_idx, exp.arrive_state, finals)
-    return dag, counts
+    rows = residues[last][arrive_src]
+    per_arrival = tuple(crt([int(r) for r in row], primes) for row in rows)
+    return dag, counts, per_arrival

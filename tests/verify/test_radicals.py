@@ -335,6 +335,47 @@ def test_pell_near_ties(d: int) -> None:
         assert a != b
 
 
+def _unit_powers(d: int, x1: int, y1: int, count: int) -> list[tuple[int, int]]:
+    """Powers ``(x + y*sqrt(d)) = (x1 + y1*sqrt(d))**k`` for ``k = 1..count``."""
+    out = [(x1, y1)]
+    while len(out) < count:
+        x, y = out[-1]
+        out.append((x * x1 + d * y * y1, x * y1 + y * x1))
+    return out
+
+
+@pytest.mark.parametrize(("d", "x1", "y1"), [(2, 1, 1), (5, 2, 1), (10, 3, 1), (13, 18, 5)])
+def test_units_of_norm_minus_one_cover_every_refinement_scale(d: int, x1: int, y1: int) -> None:
+    # x^2 - d*y^2 alternates between -1 and +1 over the powers of a unit of norm -1, so
+    # |x - y*sqrt(d)| = 1/(x + y*sqrt(d)) sweeps geometrically from ~1 down to ~2^-300, with both
+    # signs and both orientations. This lands values inside every enclosure width the exact
+    # refinement uses (2^-64, 2^-128, 2^-256), where a mis-rounded interval end would show.
+    assert x1 * x1 - d * y1 * y1 == -1
+    extra = S(3) - S(7) + 5  # shared terms that cancel in the difference
+    for x, y in _unit_powers(d, x1, y1, 200):
+        if x.bit_length() > 320:
+            break
+        expected = sign(x * x - d * y * y)
+        assert expected in (-1, 1)
+        rat = RadicalSum.from_int(x)
+        rad = y * S(d)
+        assert compare(rat, rad) == expected
+        assert compare(rad, rat) == -expected
+        assert compare(rat + extra, rad + extra) == expected
+        assert compare(-rat, -rad) == -expected
+        assert radicals._exact_sign(((1, x), (d, -y))) == expected
+        assert radicals._exact_sign(((1, -x), (d, y))) == -expected
+        # (x - y*sqrt(d)) * (sqrt(3) + sqrt(5) + sqrt(7)): several irrational terms per sign,
+        # so the enclosure widths of distinct terms add up and must all be accounted for.
+        spread = [(m, x) for m in (3, 5, 7)] + [(m * d, -y) for m in (3, 5, 7)]
+        pos = RadicalSum.from_terms([(n, c) for n, c in spread if c > 0])
+        neg = RadicalSum.from_terms([(n, -c) for n, c in spread if c < 0])
+        assert compare(pos, neg) == expected
+        assert compare(neg, pos) == -expected
+        assert radicals._exact_sign((pos - neg).terms) == expected
+        assert radicals._exact_sign((neg - pos).terms) == -expected
+
+
 def test_huge_coefficients_beyond_float_range() -> None:
     big = 10**400
     a = big * S(2) + 1
