@@ -265,7 +265,7 @@ def test_exactly_equal_sums_written_differently() -> None:
 
 
 def test_famously_close_five_term_sums() -> None:
-    # Closest pair of 5-term sums of square roots of distinct squarefree numbers below 60
+    # Closest pair of 5-term sums of square roots of distinct squarefree numbers in 2..59
     # (found by exhaustive float search offline, sign re-checked by sympy here): ~1.43e-12.
     left = [2, 34, 42, 55, 57]
     right = [5, 30, 37, 53, 58]
@@ -278,7 +278,7 @@ def test_famously_close_five_term_sums() -> None:
     assert compare(b, a) == 1
     assert a != b
     assert a < b and b > a
-    # the classic primes: sqrt(2)+sqrt(3)+sqrt(5)+sqrt(7)+sqrt(11) vs. near combos
+    # sqrt(2)+sqrt(3)+sqrt(5)+sqrt(7)+sqrt(11) = 11.3453... against sums of similar size
     primes = S(2) + S(3) + S(5) + S(7) + S(11)
     for other in (S(6) + S(10) + S(13) + S(14), 12 + S(2) - S(3), 13 - S(3), S(170)):
         exp = sympy_sign(primes.to_sympy() - other.to_sympy())
@@ -303,6 +303,35 @@ def test_pslq_near_zero_combinations_need_exact_stage(
     assert diff.sign() == expected_sign
     assert (pos < neg) == (expected_sign < 0)
     assert pos != neg
+
+
+# Nonzero values of size ~1e-20 (about 2**-66, below the first enclosure width 2**-64 of the exact
+# stage) whose positive part has several irrational terms with unrelated fractional parts. Found
+# offline with PSLQ, chosen because an enclosure that forgets the "+1" of even one irrational
+# term reports the wrong sign on them. All are positive; magnitudes were checked with sympy.
+TIGHT_ENCLOSURE_CASES = [
+    ((1, 3236), (2, 110), (3, -2666), (5, 2525), (10, -1726), (11, 313)),
+    ((1, 936), (2, 1375), (10, 86), (13, -3226), (14, 51), (15, 2140)),
+    ((1, 9866), (3, 23955), (7, 30207), (11, -64490), (15, 2732), (17, 17470)),
+    ((1, -4172), (3, 6541), (10, -5858), (21, 6023), (22, -3961), (23, 489)),
+    ((1, -256), (5, 372), (10, -2572), (13, 139), (19, 782), (21, 796)),
+    ((1, -2012), (5, 64), (11, -3850), (15, 1720), (17, 1037), (19, 849)),
+]
+
+
+@pytest.mark.parametrize("terms", TIGHT_ENCLOSURE_CASES)
+def test_values_below_first_enclosure_width(terms: tuple[tuple[int, int], ...]) -> None:
+    value = RadicalSum(terms)
+    ref = value.to_sympy().evalf(100)
+    assert sympy.Float("1e-22", 100) < ref < sympy.Float("1e-19", 100)
+    assert radicals._float_sign(terms) is None
+    assert radicals._exact_sign(terms) == 1
+    assert radicals._exact_sign((-value).terms) == -1
+    assert value.sign() == 1 and (-value).sign() == -1
+    pos = RadicalSum(tuple((d, c) for d, c in terms if c > 0))
+    neg = RadicalSum(tuple((d, -c) for d, c in terms if c < 0))
+    assert compare(pos, neg) == 1
+    assert compare(neg, pos) == -1
 
 
 def _pell_solutions(d: int, count: int) -> list[tuple[int, int]]:
@@ -570,3 +599,16 @@ def test_docstring_examples() -> None:
     result = doctest.testmod(radicals, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 20
     assert result.failed == 0
+
+
+def test_pickle_and_integer_like_inputs() -> None:
+    import pickle
+
+    import numpy as np
+
+    a = RadicalSum.parse("7 + 3*sqrt(2)")
+    assert pickle.loads(pickle.dumps(a)) == a
+    b = RadicalSum.of_vector(np.int64(2), np.int64(2))
+    assert b == 2 * S(2)
+    assert all(type(d) is int and type(c) is int for d, c in b.terms)
+    assert RadicalSum.from_terms([(np.int64(12), np.int64(2))]).terms == ((3, 4),)
