@@ -207,183 +207,307 @@ class RuleProfile(Protocol):
 class VectorRaceRules:
     """racecert's rules (SPEC §1-§4), vectorised over batches of states.
 
-    Moves whose bounding box lies entirely on plain cells of the car's layer
-    (drivable, not a ramp) are valid without a walk, since every touched cell
-    lies in that box; only the remaining moves, near walls or ramps, walk their
-    touched cells, using per-velocity offset tables padded into arrays.
+    Validity is decided by the cheapest sufficient test first (each is exact, never a
+    heuristic):
+
+    1. *clearance*: every touched cell of a move lies in the square of radius
+       s = max(|v'x|, |v'y|) around p, and the only touched cell on that square's outer
+       ring is q itself (the last boundary crossing along the dominant axis happens within
+       half a cell of q's row, or exactly at a corner, which steps straight into q). So if
+       the square of radius s - 1 is all plain cells (drivable in the car's layer, not a
+       ramp) and q is asphalt in that layer (checked for every move anyway), the walk is
+       valid and the layer stays. `_clearance` holds the largest such radius per cell,
+       capped so that the next ring is still on the grid (so q is too).
+    2. *box*: the same argument with the move's exact bounding box, by a summed-area
+       table of plain cells.
+    3. *walk*: the remaining moves (near walls or ramps) walk their touched cells with the
+       layer rules, using per-velocity offset tables built on demand.
+
+    Line crossings are only evaluated for moves whose fixed coordinate straddles the
+    line, and the layer at the crossing is looked up in the walk for walked moves (the
+    layer cannot change on the first two paths).
     """
+
+    _CLEARANCE_CAP = 64  # largest clearance radius computed; faster moves use the box test
 
     def __init__(self, track: Track) -> None:
         self.track = track
         self.phase_limit = track.opening.moves if track.opening else 0
         sa = track.surface_arrays
         self._drivable = sa.drivable
-        self._endable = sa.endable
         self._ramp = sa.ramp
+        self._endable_flat = np.ascontiguousarray(sa.endable).ravel()
+        self._endable_any = (sa.endable[0] | sa.endable[1]).ravel()
+        self._has_ramps = bool(sa.ramp.any())
         plain = sa.drivable & ~sa.ramp[None, :, :]
-        self._plain_sat = np.zeros((2, track.height + 1, track.width + 1), dtype=np.int32)
-        self._plain_sat[:, 1:, 1:] = plain.astype(np.int32).cumsum(1).cumsum(2)
-        self._vmax = 0
-        self._off_x = self._off_y = self._off_len = None
-        self._ensure_tables(8)
+        sat = np.zeros((2, track.height + 1, track.width + 1), dtype=np.int32)
+        sat[:, 1:, 1:] = plain.astype(np.int32).cumsum(1).cumsum(2)
+        self._plain_sat = sat.ravel()
+        self._clearance = _clearance(plain, self._CLEARANCE_CAP).ravel()
+        self._offsets: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def initial_state(self) -> CarState:
         x, y = self.track.car.position
         return CarState(x, y, 0, 0, self.track.car.layer, 0, 0)
-
-    # -- offset tables -----------------------------------------------------------
-
-    def _ensure_tables(self, vmax: int) -> None:
-        """Padded touched-cell offsets for every velocity with |v|inf <= vmax."""
-        if vmax <= self._vmax:
-            return
-        vmax = max(vmax, 2 * self._vmax)
-        n = 2 * vmax + 1
-        width = 2 * vmax + 1
-        off_x = np.zeros((n * n, width), dtype=np.int32)
-        off_y = np.zeros((n * n, width), dtype=np.int32)
-        off_len = np.zeros(n * n, dtype=np.int32)
-        for vy in range(-vmax, vmax + 1):
-            for vx in range(-vmax, vmax + 1):
-                cells = touched_offsets(vx, vy)
-                i = (vy + vmax) * n + (vx + vmax)
-                off_len[i] = len(cells)
-                off_x[i, : len(cells)] = [c[0] for c in cells]
-                off_y[i, : len(cells)] = [c[1] for c in cells]
-                off_x[i, len(cells):] = vx
-                off_y[i, len(cells):] = vy
-        self._vmax, self._off_x, self._off_y, self._off_len = vmax, off_x, off_y, off_len
 
     # -- expansion ---------------------------------------------------------------
 
     def expand(self, batch: StateArrays) -> Expansion:
         """All legal moves from every state of `batch` (opening rule by each state's phase)."""
         t = self.track
+        w, h = t.width, t.height
         n = len(batch)
-        ax = np.array([a[0] for a in ACCELERATIONS], dtype=np.int32)
-        ay = np.array([a[1] for a in ACCELERATIONS], dtype=np.int32)
-        src = np.repeat(np.arange(n, dtype=np.int64), 9)
-        vx = (batch.vx[:, None] + ax[None, :]).ravel()
-        vy = (batch.vy[:, None] + ay[None, :]).ravel()
-        px, py = batch.x[src], batch.y[src]
-        qx, qy = px + vx, py + vy
-        ok = ((vx != 0) | (vy != 0)) & (qx >= 0) & (qx < t.width) & (qy >= 0) & (qy < t.height)
+        bx, by = batch.x.astype(np.int32), batch.y.astype(np.int32)
+        bvx, bvy = batch.vx.astype(np.int32), batch.vy.astype(np.int32)
+        blayer = batch.layer.astype(np.int32)
+        cell = (blayer * h + by) * w + bx  # flat [layer, y, x] index of p
+        clear = self._clearance[cell]
+        active = None
         if t.opening is not None:
-            active = batch.phase[src] < t.opening.moves
-            if t.opening.max_speed is not None:
-                ok &= ~active | (np.maximum(np.abs(vx), np.abs(vy)) <= t.opening.max_speed)
-            if t.opening.straight:
-                perp = vy if DIRECTION_VECTORS[t.car.direction][0] else vx
-                ok &= ~active | (perp == 0)
-        idx = np.nonzero(ok)[0]
-        src, vx, vy, px, py, qx, qy = (a[idx] for a in (src, vx, vy, px, py, qx, qy))
-        layer0 = batch.layer[src]
-
-        # Fast path: the whole bounding box is plain in the car's layer.
-        x0, x1 = np.minimum(px, qx), np.maximum(px, qx)
-        y0, y1 = np.minimum(py, qy), np.maximum(py, qy)
-        sat = self._plain_sat
-        box = (sat[layer0, y1 + 1, x1 + 1] - sat[layer0, y0, x1 + 1]
-               - sat[layer0, y1 + 1, x0] + sat[layer0, y0, x0])
-        fast = box == (x1 - x0 + 1) * (y1 - y0 + 1)
+            active = batch.phase < t.opening.moves
+        straight_perp_x = (t.opening is not None and t.opening.straight
+                           and DIRECTION_VECTORS[t.car.direction][0] == 0)
+        parts: list[tuple[np.ndarray, ...]] = []
+        for ai, (ax, ay) in enumerate(ACCELERATIONS):
+            vx, vy = bvx + ax, bvy + ay
+            speed = np.maximum(np.abs(vx), np.abs(vy))
+            cand = speed > 0
+            if active is not None:
+                op = t.opening
+                if op.max_speed is not None:
+                    cand &= ~active | (speed <= op.max_speed)
+                if op.straight:
+                    cand &= ~active | ((vx if straight_perp_x else vy) == 0)
+            fast = cand & (speed <= clear + 1)
+            idx = np.flatnonzero(cand & ~fast)
+            walk = np.zeros(0, dtype=bool)
+            if len(idx):
+                idx, walk = self._slow_filter(idx, bx, by, vx, vy, blayer)
+            fidx = np.flatnonzero(fast)
+            src = np.concatenate((fidx, idx)).astype(np.int32)
+            parts.append((src, vx[src], vy[src],
+                          np.concatenate((np.zeros(len(fidx), dtype=bool), walk)),
+                          np.full(len(src), ai, dtype=np.int8)))
+        src, vx, vy, walked, acc = (np.concatenate(c) for c in zip(*parts, strict=True))
+        px, py, layer0 = bx[src], by[src], blayer[src]
+        qx, qy = px + vx, py + vy
         layer = layer0.copy()
         valid = np.ones(len(src), dtype=bool)
-        slow = np.nonzero(~fast)[0]
-        walk_layers = None
-        if len(slow):
-            v_ok, l_end, walk_layers = self._walk(px[slow], py[slow], vx[slow], vy[slow],
-                                                  layer0[slow])
-            valid[slow] = v_ok
-            layer[slow] = l_end
-        valid &= self._endable[layer, qy, qx]
+        wrows = np.flatnonzero(walked)
+        walk_layers = walk_offs = None
+        if len(wrows):
+            w_ok, w_end, walk_layers, walk_offs = self._walk(
+                px[wrows], py[wrows], vx[wrows], vy[wrows], layer0[wrows])
+            valid[wrows] = w_ok
+            layer[wrows] = w_end
+        valid &= self._endable_flat[(layer * h + qy) * w + qx]
 
-        progress = batch.progress[src].copy()
+        s_hit, s_t, s_bad = self._crossing(t.start, px, py, vx, vy, layer0, wrows, walk_layers,
+                                           walk_offs)
+        f_hit, f_t, f_bad = self._crossing(t.finish, px, py, vx, vy, layer0, wrows, walk_layers,
+                                           walk_offs)
+        valid[s_bad] = False
+        valid[f_bad] = False
+        progress = batch.progress[src].astype(np.int32)
+        next_lap = np.zeros(len(src), dtype=np.int32)
         arrive = np.zeros(len(src), dtype=bool)
-        s_hit, s_num, s_den, s_bad = self._crossing(t.start, px, py, vx, vy, layer0, slow,
-                                                    walk_layers)
-        f_hit, f_num, f_den, f_bad = self._crossing(t.finish, px, py, vx, vy, layer0, slow,
-                                                    walk_layers)
-        valid &= ~s_bad & ~f_bad
-        s_before_f = s_hit & (s_num * f_den < f_num * s_den)
-        arrive = f_hit & ((progress == 1) | s_before_f)
-        progress = np.where(s_hit, 1, progress).astype(np.int32)
+        # crossing order by the exact t = num / den (den > 0): compare num_s den_f, num_f den_s
+        both = np.intersect1d(s_hit, f_hit, assume_unique=True)
+        s_first = np.zeros(0, dtype=bool)
+        if len(both):
+            (sn, sd), (fn, fd) = _t_at(s_hit, s_t, both), _t_at(f_hit, f_t, both)
+            s_first = sn * fd < fn * sd
+            next_lap[both[~s_first]] = 1  # start after finish: the next lap's progress
+        arrive[f_hit] = progress[f_hit] == 1
+        arrive[both[s_first]] = True
+        progress[s_hit] = 1
         phase = np.minimum(batch.phase[src] + 1, self.phase_limit).astype(np.int32)
 
-        keep = valid & ~arrive
+        keep = np.flatnonzero(valid & ~arrive)
         out = StateArrays(qx[keep], qy[keep], vx[keep], vy[keep], layer[keep], progress[keep],
                           phase[keep])
-        arr = valid & arrive
+        arr = np.flatnonzero(valid & arrive)
+        if len(arr) > 1:  # report arrivals source-major, acceleration-minor
+            arr = arr[np.lexsort((acc[arr], src[arr]))]
         # An arrived state's progress is the *next* lap's: 1 when the arriving move
         # crossed the start line after the finish line (the race rule of SPEC §5.6).
-        next_lap = (s_hit & (s_num * f_den > f_num * s_den)).astype(np.int32)
         arrived = StateArrays(qx[arr], qy[arr], vx[arr], vy[arr], layer[arr], next_lap[arr],
                               phase[arr])
-        return Expansion(src[keep], out, src[arr], arrived)
+        return Expansion(src[keep].astype(np.int64), out, src[arr].astype(np.int64), arrived)
+
+    def _slow_filter(self, idx: np.ndarray, bx: np.ndarray, by: np.ndarray, vx: np.ndarray,
+                     vy: np.ndarray, blayer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Candidates `idx` that failed the clearance test: drop those that cannot be valid
+        (q off the grid or not asphalt in any layer), mark those that need a walk.
+
+        Returns (surviving indices, needs-walk flags).
+        """
+        t = self.track
+        w, h = t.width, t.height
+        px, py = bx[idx], by[idx]
+        qx, qy = px + vx[idx], py + vy[idx]
+        inside = (qx >= 0) & (qx < w) & (qy >= 0) & (qy < h)
+        inside[inside] = self._endable_any[qy[inside] * w + qx[inside]]
+        idx, px, py, qx, qy = idx[inside], px[inside], py[inside], qx[inside], qy[inside]
+        lay = blayer[idx]
+        x0, x1 = np.minimum(px, qx), np.maximum(px, qx) + 1
+        y0, y1 = np.minimum(py, qy), np.maximum(py, qy) + 1
+        sat, sw = self._plain_sat, w + 1
+        base = lay * ((h + 1) * sw)
+        box = (sat[base + y1 * sw + x1] - sat[base + y0 * sw + x1]
+               - sat[base + y1 * sw + x0] + sat[base + y0 * sw + x0])
+        return idx, box != (x1 - x0) * (y1 - y0)
+
+    def _touched(self, vx: int, vy: int) -> tuple[np.ndarray, np.ndarray]:
+        """Touched-cell offsets of velocity (vx, vy) as two int32 arrays (cached)."""
+        got = self._offsets.get((vx, vy))
+        if got is None:
+            cells = touched_offsets(vx, vy)
+            got = (np.array([c[0] for c in cells], dtype=np.int32),
+                   np.array([c[1] for c in cells], dtype=np.int32))
+            self._offsets[(vx, vy)] = got
+        return got
+
+    def _offset_tables(self, vx: np.ndarray, vy: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per move: touched offsets padded with the last cell, and the number of cells."""
+        b = self.track.width + self.track.height
+        vid = (vy.astype(np.int64) + b) * (2 * b + 1) + (vx + b)
+        uniq, inv = _unique_inverse(vid)
+        cells = [self._touched(int(u % (2 * b + 1)) - b, int(u // (2 * b + 1)) - b)
+                 for u in uniq.tolist()]
+        length = max(len(c[0]) for c in cells)
+        tx = np.empty((len(cells), length), dtype=np.int32)
+        ty = np.empty((len(cells), length), dtype=np.int32)
+        lens = np.empty(len(cells), dtype=np.int32)
+        for i, (cx, cy) in enumerate(cells):
+            k = len(cx)
+            tx[i, :k], tx[i, k:] = cx, cx[-1]
+            ty[i, :k], ty[i, k:] = cy, cy[-1]
+            lens[i] = k
+        return tx[inv], ty[inv], lens[inv]
 
     def _walk(self, px: np.ndarray, py: np.ndarray, vx: np.ndarray, vy: np.ndarray,
-              layer: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              layer: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """Walk the touched cells of each move with the layer rules.
 
-        Returns (valid, final layer, layer after entering each touched cell).
+        Returns (valid, final layer, layer after entering each touched cell, the
+        (x, y) touched offsets the walk used).
         """
-        vmax = int(max(np.abs(vx).max(), np.abs(vy).max()))
-        self._ensure_tables(vmax)
-        n = 2 * self._vmax + 1
-        vi = (vy + self._vmax) * n + (vx + self._vmax)
-        offx, offy = self._off_x[vi], self._off_y[vi]
-        length = int(self._off_len[vi].max())
+        offx, offy, _ = self._offset_tables(vx, vy)
+        length = offx.shape[1]
         cur = layer.astype(np.int32).copy()
         valid = np.ones(len(px), dtype=bool)
-        layers = np.empty((len(px), length), dtype=np.int32)
+        layers = np.empty((len(px), length), dtype=np.int8)
         prev_ramp = np.zeros(len(px), dtype=bool)
         for i in range(length):
             cx, cy = px + offx[:, i], py + offy[:, i]
             here = self._drivable[cur, cy, cx]
-            switch = ~here & prev_ramp & self._drivable[1 - cur, cy, cx]
-            valid &= here | switch
-            cur = np.where(switch, 1 - cur, cur)
+            if self._has_ramps:
+                switch = ~here & prev_ramp & self._drivable[1 - cur, cy, cx]
+                valid &= here | switch
+                cur = np.where(switch, 1 - cur, cur)
+                prev_ramp = self._ramp[cy, cx]
+            else:
+                valid &= here
             layers[:, i] = cur
-            prev_ramp = self._ramp[cy, cx]
-        return valid, cur, layers
+        return valid, cur, layers, (offx, offy)
 
     def _crossing(self, line: Line, px: np.ndarray, py: np.ndarray, vx: np.ndarray,
-                  vy: np.ndarray, layer0: np.ndarray, slow: np.ndarray,
-                  walk_layers: np.ndarray | None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per move: crossed legally on the line's layer, t = num/den (den > 0), wrong way."""
+                  vy: np.ndarray, layer0: np.ndarray, wrows: np.ndarray,
+                  walk_layers: np.ndarray | None,
+                  walk_offs: tuple[np.ndarray, np.ndarray] | None
+                  ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], np.ndarray]:
+        """Moves crossing `line` legally on its layer, their exact t, and wrong-way moves.
+
+        Returns (sorted indices of legal crossings, (num, den) of t = num/den with den > 0
+        aligned with them, indices of wrong-way crossings).
+        """
         if line.axis == "x":
             pf, vf, ps, vs = px, vx, py, vy
         else:
             pf, vf, ps, vs = py, vy, px, vx
-        qf = pf + vf
         k = line.k
-        straddle = (np.minimum(pf, qf) <= k) & (k < np.maximum(pf, qf))
-        num = (2 * k + 1 - 2 * pf).astype(np.int64)
-        den = (2 * vf).astype(np.int64)
+        qf = pf + vf
+        rows = np.flatnonzero((pf <= k) != (qf <= k))  # the fixed coordinate straddles k+1/2
+        pf, vf = pf[rows].astype(np.int64), vf[rows].astype(np.int64)
+        ps, vs = ps[rows].astype(np.int64), vs[rows].astype(np.int64)
+        num = 2 * k + 1 - 2 * pf
         # doubled other coordinate at t: 2 ps + vs * num / vf, compared on [2lo - 1, 2hi + 1]
-        vf64 = vf.astype(np.int64)
-        lhs = 2 * ps.astype(np.int64) * vf64 + vs.astype(np.int64) * num
+        lhs = 2 * ps * vf + vs * num
         lo, hi = 2 * line.lo - 1, 2 * line.hi + 1
-        pos = vf64 > 0
-        inside = np.where(pos, (lhs >= lo * vf64) & (lhs <= hi * vf64),
-                          (lhs <= lo * vf64) & (lhs >= hi * vf64))
-        hit = straddle & inside
+        pos = vf > 0
+        inside = np.where(pos, (lhs >= lo * vf) & (lhs <= hi * vf),
+                          (lhs <= lo * vf) & (lhs >= hi * vf))
+        rows, num, vf, pf = rows[inside], num[inside], vf[inside], pf[inside]
         # the layer of the cell entered at the crossing
-        at_layer = layer0.copy()
-        if len(slow) and walk_layers is not None:
-            h = hit[slow]
-            if h.any():
-                rows = slow[h]
-                offs = (self._off_x if line.axis == "x" else self._off_y)
-                n = 2 * self._vmax + 1
-                vi = (vy[rows] + self._vmax) * n + (vx[rows] + self._vmax)
-                o = offs[vi][:, : walk_layers.shape[1]]
-                pfr = pf[rows][:, None]
-                target = np.where(vf[rows] > 0, k + 1, k)[:, None]
-                entered = (pfr + o == target)
-                first = entered.argmax(axis=1)
-                at_layer[rows] = walk_layers[np.nonzero(h)[0], first]
-        hit &= at_layer == line.layer
-        legal = (vf * line.sign) > 0
-        sign = np.where(den < 0, -1, 1)
-        return hit & legal, num * sign, den * sign, hit & ~legal
+        at_layer = layer0[rows]
+        if walk_layers is not None and len(rows):
+            wpos = np.searchsorted(wrows, rows)
+            wpos[wpos == len(wrows)] = 0
+            in_walk = wrows[wpos] == rows
+            if in_walk.any():
+                wi = wpos[in_walk]
+                offs = walk_offs[0] if line.axis == "x" else walk_offs[1]
+                target = np.where(vf[in_walk] > 0, k + 1, k)[:, None]
+                entered = pf[in_walk][:, None] + offs[wi] == target
+                at_layer[in_walk] = walk_layers[wi, entered.argmax(axis=1)]
+        on_layer = at_layer == line.layer
+        rows, num, vf = rows[on_layer], num[on_layer], vf[on_layer]
+        legal = vf * line.sign > 0
+        sign = np.where(vf < 0, -1, 1)
+        return rows[legal], ((num * sign)[legal], (2 * vf * sign)[legal]), rows[~legal]
+
+
+def _t_at(hits: np.ndarray, t: tuple[np.ndarray, np.ndarray], rows: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """(num, den) of the crossings at `rows`, a subset of the sorted `hits`."""
+    i = np.searchsorted(hits, rows)
+    return t[0][i], t[1][i]
+
+
+def _unique_inverse(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique values of `a` and, per element, its index among them (sort based)."""
+    order = np.argsort(a, kind="stable")
+    s = a[order]
+    first = np.ones(len(s), dtype=bool)
+    first[1:] = s[1:] != s[:-1]
+    inv = np.empty(len(a), dtype=np.int64)
+    inv[order] = np.cumsum(first) - 1
+    return s[first], inv
+
+
+def _clearance(plain: np.ndarray, cap: int) -> np.ndarray:
+    """Per [layer, y, x]: the largest r <= cap such that every cell within Chebyshev
+    distance r is plain and every cell within r + 1 is on the grid; -1 on a cell that is
+    not plain or lies on the grid's edge. int16.
+
+    >>> import numpy as np
+    >>> g = np.ones((1, 5, 7), dtype=bool)
+    >>> g[0, 2, 0] = False
+    >>> _clearance(g, 9)[0].tolist()[2]
+    [-1, 0, 1, 1, 1, 0, -1]
+    """
+    _, h, w = plain.shape
+    ys, xs = np.mgrid[0:h, 0:w]
+    # the ring beyond the radius must still be on the grid: r <= distance to the edge - 1
+    edge = np.minimum(np.minimum(xs, w - 1 - xs), np.minimum(ys, h - 1 - ys)) - 1
+    out = np.where(plain, 0, -1).astype(np.int16)
+    cur = plain.copy()
+    for r in range(1, cap + 1):
+        nxt = np.zeros_like(cur)
+        inner = cur[:, 1:-1, 1:-1]
+        if inner.size == 0:
+            break
+        acc = inner.copy()
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                if dy or dx:
+                    acc &= cur[:, 1 + dy: cur.shape[1] - 1 + dy, 1 + dx: cur.shape[2] - 1 + dx]
+        nxt[:, 1:-1, 1:-1] = acc
+        if not nxt.any():
+            break
+        out[nxt] = r
+        cur = nxt
+    return np.where(plain, np.minimum(out, edge[None, :, :]), -1).astype(np.int16)
