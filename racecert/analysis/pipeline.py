@@ -1,30 +1,99 @@
-"""The analysis pipeline: from a track to the figures racecert reports.
+"""The analysis pipeline (SPEC §5, seed steps 1-7): from a track to every reported figure.
 
-`analyze` runs the oracle and gathers its results into an `Analysis` whose
-`to_json()` is the documented interface other tools read (docs/report.md).
+1. yellow: `shortest_trajectory` on the phase-aware key (selection = mode);
+2. bound: yellow's move count bounds m*;
+3. optimal DAG: `layered_bfs(max_depth=yellow moves, prune=EnvelopePruner)`;
+4. protection: if that bounded search reports "unreachable", rerun unbounded;
+5. laps / aptitude (computed kind);
+6. continuity of the optimal arrivals (race rule and editor certification);
+7. counts, green/blue (exact), red coverage, score.
+
+`Analysis.to_json()` is the documented interface other tools read
+(docs/report.md); `analyze` is pure apart from timing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
+from racecert.analysis.coverage import Coverage, jaccard_distance, red_coverage
+from racecert.analysis.representatives import RepresentativeDP, Representatives
+from racecert.analysis.score import Score, compute_score
+from racecert.analysis.trajectory import Trajectory
 from racecert.model.track import Track
 from racecert.solvers.bfs import BfsResult, Mode, ProgressFn, layered_bfs
+from racecert.solvers.continuity import Continuity, continuity
+from racecert.solvers.dijkstra import YellowResult, shortest_trajectory
+from racecert.solvers.envelopes import EnvelopePruner
+from racecert.solvers.laps import LapAptitude, lap_aptitude
+from racecert.verify.radicals import RadicalSum
+
+StepFn = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """Steps 2-4: the yellow bound on m* and whether the protection rerun was needed."""
+
+    yellow_moves: int | None
+    pruner: str | None
+    bounded_reachable: bool | None
+    protection_rerun: bool
+    states_explored_bounded: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "yellow_moves": self.yellow_moves,
+            "pruner": self.pruner,
+            "bounded_reachable": self.bounded_reachable,
+            "protection_rerun": self.protection_rerun,
+            "states_explored_bounded": self.states_explored_bounded,
+        }
 
 
 @dataclass(frozen=True)
 class Analysis:
-    """Every figure of one analysis of one track."""
+    """Every figure of one analysis of one track (see docs/report.md)."""
 
     track: Track
     mode: Mode
     bfs: BfsResult
+    yellow: YellowResult
+    bound: Bound
+    aptitude: LapAptitude
+    continuity: Continuity | None = None
+    representatives: Representatives | None = None
+    coverage: Coverage | None = None
+    score: Score | None = None
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """The computed kind ("stage" / "circuit", SPEC §5.5)."""
+        return self.aptitude.kind
+
+    @property
+    def circuit(self) -> bool:
+        return self.kind == "circuit"
+
+    @property
+    def yellow_trajectory(self) -> Trajectory | None:
+        y = self.yellow
+        if not y.reachable:
+            return None
+        return Trajectory(y.positions, y.accelerations)
 
     def to_json(self) -> dict[str, Any]:
         """The fixed JSON interface (counts as decimal strings: they exceed 2^53)."""
         b = self.bfs
-        return {
+        c = self.continuity
+        yt = self.yellow_trajectory
+        out: dict[str, Any] = {
             "track": self.track.name,
             "sha256": self.track.sha256,
             "mode": self.mode,
@@ -33,10 +102,113 @@ class Analysis:
             "optimal_count": str(b.optimal_count),
             "final_states": b.final_states,
             "states_explored": b.states_explored,
-            "seconds": round(b.seconds, 4),
+            "seconds": round(self.seconds, 4),
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "kind": self.kind,
+            "kind_declared": self.track.kind,
+            "kind_matches_declared": self.track.kind in (None, self.kind),
+            "aptitude": {
+                "kind": self.aptitude.kind,
+                "topological": self.aptitude.topological,
+                "kinematic": self.aptitude.kinematic,
+                "states_explored": self.aptitude.states_explored,
+            },
+            "continuable_count": None if c is None else str(c.continuable_count),
+            "continuable_count_editor": None if c is None else str(c.continuable_count_editor),
+            "continuable_percent": None if c is None else float(100 * c.percent),
+            "continuable_fraction_exact": None if c is None else str(c.percent),
+            "m_cont": None if c is None else c.m_cont,
+            "bound": self.bound.to_json(),
+            "yellow": None if yt is None else {
+                **yt.to_json(),
+                "selection": self.yellow.selection,
+                "certified_minimum": self.yellow.certified,
+                "states_settled": self.yellow.states_settled,
+            },
+            "green": None,
+            "blue": None,
+            "coverage": None,
+            "score": None if self.score is None else self.score.to_json(),
         }
+        r = self.representatives
+        if r is not None:
+            for name, ext in (("green", r.green), ("blue", r.blue)):
+                out[name] = {**ext.trajectory.to_json(), "length_exact": str(ext.length),
+                             "ties": str(ext.ties)}
+        cov = self.coverage
+        if cov is not None:
+            out["coverage"] = {
+                "red": str(cov.fraction),
+                "red_float": float(cov.fraction),
+                "touched_cells": len(cov.cells),
+                "drivable_cells": cov.drivable,
+            }
+        return out
 
 
-def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = None) -> Analysis:
-    """Run the pipeline on `track` with the given state key."""
-    return Analysis(track, mode, layered_bfs(track, mode, progress=progress))
+def _bfs_with_bound(track: Track, mode: Mode, yellow: YellowResult,
+                    progress: ProgressFn | None) -> tuple[BfsResult, Bound]:
+    """Steps 2-4: bounded BFS (envelope pruning when available), rerun if it finds nothing."""
+    if not yellow.reachable:
+        bfs = layered_bfs(track, mode, progress=progress)
+        return bfs, Bound(None, None, None, False, None)
+    prune = EnvelopePruner(track)
+    bounded = layered_bfs(track, mode, max_depth=yellow.moves, prune=prune, progress=progress)
+    name = "envelopes"
+    if bounded.reachable:
+        return bounded, Bound(yellow.moves, name, True, False, bounded.states_explored)
+    bfs = layered_bfs(track, mode, progress=progress)
+    return bfs, Bound(yellow.moves, name, False, True, bounded.states_explored)
+
+
+def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = None,
+            step: StepFn | None = None) -> Analysis:
+    """Run the whole pipeline on `track` with the given state key.
+
+    `progress(depth, frontier, states)` reports BFS layers; `step(name)` is
+    called as each pipeline step starts (for a progress display).
+    """
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+
+    def begin(name: str) -> float:
+        if step is not None:
+            step(name)
+        return time.perf_counter()
+
+    s = begin("yellow")
+    yellow = shortest_trajectory(track, mode, length_of=RadicalSum.of_vector,
+                                 zero=RadicalSum.zero())
+    timings["yellow"] = time.perf_counter() - s
+    s = begin("bfs")
+    bfs, bound = _bfs_with_bound(track, mode, yellow, progress)
+    timings["bfs"] = time.perf_counter() - s
+    s = begin("laps")
+    aptitude = lap_aptitude(track)
+    timings["laps"] = time.perf_counter() - s
+    cont = None
+    if bfs.reachable:
+        s = begin("continuity")
+        cont = continuity(track, bfs, aptitude)
+        timings["continuity"] = time.perf_counter() - s
+    reps = cov = score = None
+    if bfs.reachable and bfs.dag is not None:
+        s = begin("representatives")
+        reps = RepresentativeDP(bfs.dag, track.car.position).select()
+        timings["representatives"] = time.perf_counter() - s
+        s = begin("coverage")
+        cov = red_coverage(track, bfs.dag)
+        timings["coverage"] = time.perf_counter() - s
+        circuit = aptitude.kind == "circuit"
+        if reps is not None and yellow.reachable and cont is not None:
+            s = begin("score")
+            score = compute_score(
+                red=cov.fraction, yellow_moves=yellow.moves, m_star=bfs.m_star,
+                green=reps.green.length, blue=reps.blue.length,
+                spatial_sep=jaccard_distance(reps.green.trajectory.cells,
+                                             reps.blue.trajectory.cells),
+                circuit=circuit,
+                continuable=None if cont is None else Fraction(cont.percent))
+            timings["score"] = time.perf_counter() - s
+    return Analysis(track, mode, bfs, yellow, bound, aptitude, cont, reps, cov, score,
+                    time.perf_counter() - t0, timings)
