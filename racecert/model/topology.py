@@ -71,3 +71,65 @@ def reaches_finish_before_start(track: Track) -> bool:
     sources = [(x, y, track.car.layer)] + [(sx, sy, track.car.layer) for sx, sy in track.car.slots]
     _, hit = flood(track, sources, blocked=(track.start, track.finish), stop_on=track.finish)
     return hit
+
+
+# -- lap precondition (SPEC §5.5) ------------------------------------------------------
+
+
+def flood_directed(track: Track, sources: Iterable[Node], lines: tuple[Line, ...],
+                   target: Line) -> tuple[set[Node], bool]:
+    """Cells reachable from `sources` by unit steps that never cross a line of `lines`
+    against its direction (legal crossings are allowed: a race may cross them).
+
+    Returns the reached set and whether some step crosses `target` legally.
+    """
+    seen: set[Node] = set(sources)
+    queue = deque(seen)
+    hit = False
+    while queue:
+        node = queue.popleft()
+        for dx, dy in STEPS:
+            nxt = unit_step(track, node, dx, dy)
+            if nxt is None:
+                continue
+            if step_crosses(target, node, dx, dy, nxt) == 1:
+                hit = True
+            if any(step_crosses(line, node, dx, dy, nxt) == -1 for line in lines):
+                continue
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return seen, hit
+
+
+def exit_cells(track: Track, line: Line) -> list[Node]:
+    """Drivable cells (in the line's layer) just past `line` on its exit side.
+
+    Rows (or columns) lo-1..hi+1 are included: a move crossing exactly at an
+    end of the closed span enters the cell diagonally beyond it.
+    """
+    beyond = line.k + 1 if line.sign > 0 else line.k
+    out: list[Node] = []
+    for s in range(line.lo - 1, line.hi + 2):
+        x, y = (beyond, s) if line.axis == "x" else (s, beyond)
+        if track.drivable(line.layer, x, y):
+            out.append((x, y, line.layer))
+    return out
+
+
+def lap_precondition(track: Track) -> bool:
+    """The topological precondition for a circuit: from F's exit side the drivable
+    region leads to a legal S crossing, and from S's exit side to a legal F crossing,
+    never crossing S or F against its direction.
+
+    A spiral stage fails it: driving back from the finish is geometrically
+    possible but only against the lines' direction.
+    """
+    lines = (track.start, track.finish)
+    _, back_to_start = flood_directed(track, exit_cells(track, track.finish), lines,
+                                      track.start)
+    if not back_to_start:
+        return False
+    _, on_to_finish = flood_directed(track, exit_cells(track, track.start), lines,
+                                     track.finish)
+    return on_to_finish
