@@ -1,60 +1,124 @@
-"""`racecert analyze TRACK`: the full analysis as a table or JSON."""
+"""`racecert analyze TRACK`: the full analysis as a table, JSON and an SVG picture."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
+from tqdm import tqdm
+
 from racecert.analysis import Analysis, analyze
+from racecert.analysis.svg import render_svg
 from racecert.cli.common import format_table, progress_bar
 from racecert.model.parse import load_track
+from racecert.model.track import Track
+
+STEPS = ("yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the subcommand to the parser."""
-    a = sub.add_parser("analyze", help="minimum moves, optimal trajectories, exact counts")
+    a = sub.add_parser("analyze", help="the full analysis: yellow, m*, counts, continuity, "
+                                       "green/blue, coverage, score")
     a.add_argument("track")
     a.add_argument("--mode", choices=("editor", "exact"), default="exact",
                    help="state key: 'exact' includes the opening phase (default), "
                         "'editor' leaves it out as the editor does")
     a.add_argument("--json", action="store_true", help="print the JSON report")
     a.add_argument("--json-out", metavar="FILE", help="also write the JSON report to FILE")
+    a.add_argument("--svg", metavar="FILE", help="also draw the track and trajectories to FILE")
     a.set_defaults(func=cmd_analyze)
 
 
 def human_report(a: Analysis) -> str:
-    """A short readable table of the analysis."""
+    """A readable table of every figure of the analysis."""
     j = a.to_json()
     rows = [
         ("track", f"{j['track']}  ({a.track.width}x{a.track.height}, sha256 {j['sha256'][:12]})"),
         ("mode", j["mode"]),
+        ("kind (computed)", f"{j['kind']}" + ("" if j["kind_matches_declared"] else
+                                              f"  (declared {j['kind_declared']}!)")),
         ("reachable", "yes" if j["reachable"] else "no"),
     ]
     if j["reachable"]:
         n = int(j["optimal_count"])
+        b = j["bound"]
         rows += [
             ("m* (minimum moves)", str(j["m_star"])),
+            ("bound", f"yellow {b['yellow_moves']} moves, pruner {b['pruner']}, "
+                      + ("protection rerun (bounded search found nothing)"
+                         if b["protection_rerun"] else "bounded search sufficed")),
             ("optimal trajectories", f"{n:,}" + (f"  (~{n:.3e})" if n >= 10**6 else "")),
             ("distinct final states", str(j["final_states"])),
         ]
+        if j["continuable_count"] is not None:
+            rows += [
+                ("continuable (race rule)", f"{int(j['continuable_count']):,}  "
+                                            f"({j['continuable_percent']:.2f} %)"),
+                ("continuable (editor)", f"{int(j['continuable_count_editor']):,}"),
+                ("m_cont", "-" if j["m_cont"] is None else str(j["m_cont"])),
+            ]
+        for name in ("yellow", "green", "blue"):
+            d = j[name]
+            if d:
+                ties = f", {int(d['ties']):,} tied" if "ties" in d else ""
+                rows.append((name, f"{d['moves']} moves, length {d['length']:.6f} = "
+                                   f"{d['length_exact']}{ties}"))
+        if j["coverage"]:
+            c = j["coverage"]
+            rows.append(("red coverage", f"{c['touched_cells']}/{c['drivable_cells']} cells "
+                                         f"= {c['red_float'] * 100:.2f} %"))
+        s = j["score"]
+        if s:
+            rows.append(("score", f"{s['total']:.2f}  ({s['band']})"
+                         + (f", capped from {s['raw']:.2f}" if s["capped"] else "")
+                         + f", corrector {s['corrector']:.4f}"))
+            for name, comp in s["components"].items():
+                if comp is None:
+                    rows.append((f"  {name}", "n/a (stage)"))
+                    continue
+                extra = ""
+                if name == "diversity":
+                    extra = (f"  (euclid_sep {comp['euclid_sep']:.4f}, "
+                             f"spatial_sep {comp['spatial_sep']:.4f})")
+                rows.append((f"  {name}", f"{comp['value']:.4f} x weight {comp['weight']}"
+                                          f"{extra}"))
     rows += [
         ("states explored", f"{j['states_explored']:,}"),
-        ("seconds", f"{j['seconds']:.3f}"),
+        ("seconds", f"{j['seconds']:.3f}  ("
+         + ", ".join(f"{k} {v:.2f}" for k, v in j["timings"].items()) + ")"),
     ]
     return format_table(rows)
 
 
-def cmd_analyze(args: argparse.Namespace) -> int:
-    track = load_track(args.track)
-    bar, update = progress_bar(f"BFS {track.name}")
+def run_analysis(track: Track, mode: str) -> Analysis:
+    """`analyze` with progress displays on stderr (only for runs longer than ~2 s)."""
+    steps = tqdm(total=len(STEPS), desc=f"analyze {track.name}", unit=" step", delay=2.0,
+                 file=sys.stderr, leave=False)
+    bar, update = progress_bar("BFS")
+
+    def step(name: str) -> None:
+        if steps.n < len(STEPS):
+            steps.update(1)
+        steps.set_postfix_str(name, refresh=False)
+
     try:
-        result = analyze(track, args.mode, progress=update)
+        return analyze(track, mode, progress=update, step=step)
     finally:
         bar.close()
+        steps.close()
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    track = load_track(args.track)
+    result = run_analysis(track, args.mode)
     data = result.to_json()
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(data, indent=2) + "\n")
+    if args.svg:
+        Path(args.svg).write_text(render_svg(result))
     if args.json:
         print(json.dumps(data, indent=2))
     else:

@@ -1,0 +1,36 @@
+"""`racecert library TRACKS... -o library.json`: trai / troi / tray per track for AI drivers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from racecert.analysis.library import build_library
+from racecert.cli.analyze import run_analysis
+from racecert.model.parse import load_track
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the subcommand to the parser."""
+    p = sub.add_parser("library", help="build the trajectory library (trai, troi, tray) "
+                                       "of one or more tracks")
+    p.add_argument("tracks", nargs="+", metavar="TRACK")
+    p.add_argument("-o", "--out", metavar="FILE", help="write the library to FILE "
+                                                       "(default: standard output)")
+    p.add_argument("--mode", choices=("editor", "exact"), default="exact",
+                   help="state key of the analysis (default exact)")
+    p.set_defaults(func=cmd_library)
+
+
+def cmd_library(args: argparse.Namespace) -> int:
+    tracks = [load_track(path) for path in args.tracks]  # fail early on a bad file
+    analyses = [run_analysis(t, args.mode) for t in tracks]
+    text = json.dumps(build_library(analyses), indent=2) + "\n"
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"library of {len(analyses)} track(s) written to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0

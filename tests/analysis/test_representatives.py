@@ -1,0 +1,110 @@
+"""Green/blue DP against an independent time-expanded enumeration (scalar `apply_move`)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+from racecert.analysis.representatives import RepresentativeDP
+from racecert.model.errors import TrackError
+from racecert.model.parse import load_track, parse_track
+from racecert.model.rules import ACCELERATIONS, CarState, apply_move
+from racecert.model.track import Track
+from racecert.solvers.bfs import layered_bfs
+from racecert.verify.radicals import RadicalSum
+from tests.solvers.test_dijkstra import rooms
+
+
+def oracle(track: Track):
+    """{'min'|'max': (length, ties, accelerations)} over all arriving trajectories of m* moves.
+
+    Per move count t and full state: the extreme exact length, how many paths
+    reach it, and the lexicographically smallest acceleration sequence among them.
+    """
+    k = track.opening.moves if track.opening else 0
+    x, y = track.car.position
+    start = CarState(x, y, 0, 0, track.car.layer, 0, 0)
+    out = {}
+    for name, better in (("min", lambda a, b: a < b), ("max", lambda a, b: b < a)):
+        layer = {start: (RadicalSum.zero(), 1, ())}
+        for t in range(40):
+            nxt: dict = {}
+            arrivals = []
+            for s, (length, count, seq) in layer.items():
+                for i, acc in enumerate(ACCELERATIONS):
+                    r = apply_move(track, s, acc)
+                    if not r.valid:
+                        continue
+                    item = (length + RadicalSum.of_vector(r.state.vx, r.state.vy), count,
+                            seq + (i,))
+                    if r.arrives:
+                        arrivals.append(item)
+                        continue
+                    key = CarState(*r.state.kinematic, r.state.progress, min(t + 1, k))
+                    old = nxt.get(key)
+                    if old is None or better(item[0], old[0]):
+                        nxt[key] = item
+                    elif item[0] == old[0]:
+                        nxt[key] = (old[0], old[1] + item[1], min(old[2], item[2]))
+            if arrivals:
+                best = arrivals[0][0]
+                for a in arrivals:
+                    if better(a[0], best):
+                        best = a[0]
+                tied = [a for a in arrivals if a[0] == best]
+                out[name] = (best, sum(a[1] for a in tied),
+                             tuple(ACCELERATIONS[i] for i in min(a[2] for a in tied)))
+                break
+            layer = nxt
+    return out
+
+
+def check(track: Track) -> None:
+    bfs = layered_bfs(track, "exact")
+    if not bfs.reachable:
+        return
+    reps = RepresentativeDP(bfs.dag, track.car.position).select()
+    ref = oracle(track)
+    for name, ext in (("min", reps.green), ("max", reps.blue)):
+        length, ties, accs = ref[name]
+        assert ext.length == length
+        assert ext.ties == ties
+        assert ext.trajectory.accelerations == accs
+        assert ext.trajectory.length == length
+        assert ext.trajectory.moves == bfs.m_star
+
+
+def test_bundled_small_tracks() -> None:
+    for path in ("tracks/mini_arcen.toml", "tracks/apertura.toml", "tracks/mini_apertura.toml",
+                 "tracks/tiny_straight.toml"):
+        check(load_track(path))
+
+
+def test_ties_sum_to_optimal_count_when_all_equal() -> None:
+    """tiny_straight has one optimal trajectory: green = blue, one tie each."""
+    bfs = layered_bfs(load_track("tracks/tiny_straight.toml"))
+    reps = RepresentativeDP(bfs.dag, (1, 1)).select()
+    assert reps.green.length == reps.blue.length and str(reps.green.length) == "6"
+    assert reps.green.ties == reps.blue.ties == bfs.optimal_count == 1
+
+
+def test_eligible_filter_restricts_arrivals() -> None:
+    t = load_track("tracks/4_esquinas.toml")
+    bfs = layered_bfs(t)
+    dp = RepresentativeDP(bfs.dag, t.car.position)
+    every = dp.select()
+    n = len(bfs.dag.arrive_src)
+    assert dp.select([False] * n) is None
+    only_first = [i == 0 for i in range(n)]
+    one = dp.select(only_first)
+    assert one.green.ties + 0 <= bfs.arrival_counts[0]
+    assert every.green.length <= one.green.length <= one.blue.length <= every.blue.length
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rooms())
+def test_random_rooms(data: bytes) -> None:
+    try:
+        t = parse_track(data)
+    except TrackError:
+        return
+    check(t)

@@ -1,0 +1,52 @@
+"""`racecert analyze` and `racecert library` end to end."""
+
+from __future__ import annotations
+
+import json
+
+from racecert.cli import main
+
+KEYS = {"track", "sha256", "mode", "reachable", "m_star", "optimal_count", "final_states",
+        "states_explored", "seconds", "kind", "continuable_count", "continuable_count_editor",
+        "continuable_percent", "m_cont", "yellow", "green", "blue", "coverage", "score"}
+
+
+def test_analyze_table_json_and_svg(tmp_path, capsys) -> None:
+    out, svg = tmp_path / "a.json", tmp_path / "t.svg"
+    assert main(["analyze", "tracks/4_esquinas.toml", "--json-out", str(out),
+                 "--svg", str(svg)]) == 0
+    table = capsys.readouterr().out
+    assert "m* (minimum moves)" in table and "3,460" in table and "score" in table
+    data = json.loads(out.read_text())
+    assert KEYS <= set(data)
+    assert data["continuable_count"] == "3422" and data["m_cont"] is None
+    for name in ("green", "blue"):
+        assert {"moves", "length", "length_exact", "ties"} <= set(data[name])
+    text = svg.read_text()
+    assert text.startswith("<svg") and text.rstrip().endswith("</svg>")
+    assert text.count("<polyline") == 3 and "m* = 20" in text and "3,460 optimal" in text
+
+
+def test_analyze_json_stdout(capsys) -> None:
+    assert main(["analyze", "tracks/tiny_straight.toml", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["m_star"] == 3 and data["yellow"]["length_exact"] == "6"
+    assert data["coverage"]["red"] == "7/8"
+
+
+def test_analyze_bad_file(tmp_path, capsys) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = 3\n")
+    assert main(["analyze", str(bad)]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_library_command(tmp_path) -> None:
+    out = tmp_path / "lib.json"
+    assert main(["library", "tracks/tiny_straight.toml", "tracks/mini_arcen.toml",
+                 "-o", str(out)]) == 0
+    lib = json.loads(out.read_text())
+    assert lib["version"] == 1 and len(lib["tracks"]) == 2
+    e = lib["tracks"][0]
+    assert e["tray"]["accelerations"] == [[1, 0], [1, 0], [1, 0]]
+    assert e["trai"]["moves"] == e["troi"]["moves"] == e["m_star"] == 3
