@@ -104,3 +104,13 @@ def test_editor_mode_runs_with_editor_selection() -> None:
     j = a.to_json()
     assert j["mode"] == "editor" and j["yellow"]["selection"] == "editor"
     assert j["yellow"]["certified_minimum"] is False
+
+
+def test_library_falls_back_to_m_cont() -> None:
+    """No optimal arrival of this circuit continues: trai/troi come from depth m_cont."""
+    a = analyze(load_track("tracks/tiny_circuit_nocont.toml"))
+    assert a.kind == "circuit" and not any(a.continuity.race)
+    e = build_library([a])["tracks"][0]
+    assert e["m_cont"] == a.continuity.m_cont > a.bfs.m_star
+    assert e["trai"]["moves"] == e["troi"]["moves"] == e["representatives_moves"] == e["m_cont"]
+    assert a.score.capped and a.score.total == 19
