@@ -348,10 +348,6 @@ def _select(store: _Store, start: int, edges: list[np.ndarray], arrivals: list[n
     gap = np.abs(dist[e_src] + step - dist[e_dst])
     amin = float(a_len.min())
     if exact:
-        tight = np.zeros(len(e_src), dtype=bool)
-        for r in np.nonzero(gap <= 2 * float_error(dist[e_dst] + 1.0))[0].tolist():
-            tight[r] = (exact_dist(int(e_src[r])) + length_of(int(vx[r]), int(vy[r]))
-                        == exact_dist(int(e_dst[r])))
         values: dict[int, L] = {}
         for r in np.nonzero(a_len <= amin + 2 * float_error(amin + 1.0))[0].tolist():
             s = int(a_src[r])
@@ -360,6 +356,21 @@ def _select(store: _Store, start: int, edges: list[np.ndarray], arrivals: list[n
             values[r] = exact_dist(s) + length_of(svx + ax, svy + ay)
         best = min(values.values(), key=_Key)
         best_arr = np.array(sorted(r for r, v in values.items() if v == best), dtype=np.int64)
+        # Exactly tight edges are among the float-near ones; only those leading to a best
+        # arrival matter, so the exact check is limited to them.
+        maybe = gap <= 2 * float_error(dist[e_dst] + 1.0)
+        reach = np.zeros(n, dtype=bool)
+        reach[a_src[best_arr]] = True
+        m_src, m_dst = e_src[maybe], e_dst[maybe]
+        while True:
+            before = int(reach.sum())
+            reach[m_src[reach[m_dst]]] = True
+            if int(reach.sum()) == before:
+                break
+        tight = np.zeros(len(e_src), dtype=bool)
+        for r in np.nonzero(maybe & reach[e_dst])[0].tolist():
+            tight[r] = (exact_dist(int(e_src[r])) + length_of(int(vx[r]), int(vy[r]))
+                        == exact_dist(int(e_dst[r])))
     else:
         tight = gap <= EDITOR_TOLERANCE
         best_arr = np.nonzero(a_len <= amin + EDITOR_TOLERANCE)[0]
