@@ -160,6 +160,14 @@ def test_required_tracks_declare_their_kind(name: str, kind: str) -> None:
     assert track(name).kind == kind
 
 
+@pytest.mark.parametrize("name", TRACK_FILES)
+def test_declared_kind_is_the_computed_kind(name: str) -> None:
+    """SPEC §5: the kind is computed (aptitude); a declared kind must agree with it."""
+    declared = track(name).kind
+    assert declared is not None, f"{name} declares no kind"
+    assert analysis(name, "exact")["kind"] == declared
+
+
 def _another_lap(name: str, final: int) -> bool:
     """From optimal arrival `final`, can the car cross S and then F again?"""
     r = bfs(name)
