@@ -38,33 +38,45 @@ class StateCodec:
         return (self.width, self.height, 2 * self.width - 1, 2 * self.height - 1, 2, 2,
                 self.phases)
 
+    @property
+    def key_bound(self) -> int:
+        """An exclusive upper bound of the keys (all keys are >= 0)."""
+        bound = 1
+        for r in self._radices[:6]:
+            bound *= r
+        return bound * (self.phases if self.keep_phase else 1)
+
     def encode(self, s: StateArrays) -> np.ndarray:
         """int64 keys; the phase is left out unless `keep_phase`."""
         w, h, rvx, rvy, _, _, _ = self._radices
-        phase = s.phase.astype(np.int64) if self.keep_phase else 0
-        key = phase * 2 + s.progress.astype(np.int64)
-        key = key * 2 + s.layer
-        key = key * rvy + (s.vy.astype(np.int64) + (h - 1))
-        key = key * rvx + (s.vx.astype(np.int64) + (w - 1))
-        key = key * h + s.y
-        return key * w + s.x
+        key = s.progress.astype(np.int64)
+        if self.keep_phase:
+            key += 2 * s.phase
+        key *= 2
+        key += s.layer
+        key *= rvy
+        key += s.vy
+        key *= rvx
+        key += s.vx
+        key *= h
+        key += s.y
+        key *= w
+        key += s.x
+        # the velocity offsets (w - 1, h - 1), folded into one constant
+        key += ((h - 1) * rvx + (w - 1)) * h * w
+        return key
 
     def decode(self, key: np.ndarray) -> StateArrays:
         """Inverse of `encode` (phase 0 when the key has none)."""
         w, h, rvx, rvy, _, _, _ = self._radices
-        k = key.astype(np.int64)
-        x = k % w
-        k //= w
-        y = k % h
-        k //= h
-        vx = k % rvx - (w - 1)
-        k //= rvx
-        vy = k % rvy - (h - 1)
-        k //= rvy
-        layer = k % 2
-        k //= 2
-        progress = k % 2
-        phase = k // 2
+        k, x = np.divmod(key.astype(np.int64), w)
+        k, y = np.divmod(k, h)
+        k, vx = np.divmod(k, rvx)
+        k, vy = np.divmod(k, rvy)
+        k, layer = np.divmod(k, 2)
+        phase, progress = np.divmod(k, 2)
+        vx -= w - 1
+        vy -= h - 1
         return StateArrays(*(a.astype(np.int32) for a in (x, y, vx, vy, layer, progress, phase)))
 
     def kinematic(self, s: StateArrays) -> np.ndarray:

@@ -13,8 +13,10 @@ Two keys (SPEC §4):
   an early phase shadows later visits, which can change m* or the counts on
   adversarial tracks; racecert reports both and the certifier arbitrates.
 
-Data layout: states are int64 keys (`StateCodec`) handled a whole layer at a
-time with numpy; the visited set is one sorted array merged per layer.
+Data layout: a layer is the sorted array of its states' int64 keys
+(`StateCodec`), decoded to `StateArrays` in chunks when it is expanded; the
+successor keys of a whole layer are deduplicated by one sort, checked against
+the visited set (one sorted array, merged per layer) and turned into int32 edges.
 """
 
 from __future__ import annotations
@@ -28,14 +30,13 @@ import numpy as np
 
 from racecert.model.rules import (
     CarState,
-    Expansion,
     RuleProfile,
     StateArrays,
     VectorRaceRules,
 )
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
-from racecert.solvers.counts import crt, layered_counts, primes_for_bound, sum_residues
+from racecert.solvers.counts import crt_rows, layered_counts, primes_for_bound, sum_residues
 
 Mode = Literal["editor", "exact"]
 ProgressFn = Callable[[int, int, int], None]  # (depth, frontier size, states so far)
@@ -104,9 +105,9 @@ class BfsResult:
         return [(f.state(i).kinematic, c) for i, c in enumerate(self.final_counts)]
 
 
-def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Union of two sorted, disjoint key arrays (timsort merges the two runs)."""
-    return np.sort(np.concatenate((a, b)), kind="stable")
+CHUNK = 1 << 14  # states expanded per call: keeps numpy's temporaries in cache
+SLICE = 1 << 17  # sorted successor keys scanned per step
+PACK_BITS = 63  # (key << b | index) must fit in this many bits to sort packed
 
 
 def layered_bfs(
@@ -129,6 +130,9 @@ def layered_bfs(
     `accept_arrival` filters arriving moves: m* becomes the first depth with an
     accepted arrival (used for m_cont, the first continuable depth).
 
+    Each layer is kept as its sorted int64 keys only and decoded on demand; the
+    edges as int32 (src, dst) pairs.
+
     >>> from racecert.model.parse import load_track
     >>> r = layered_bfs(load_track("tracks/tiny_straight.toml"))  # doctest: +SKIP
     >>> r.m_star, r.optimal_count  # doctest: +SKIP
@@ -139,9 +143,8 @@ def layered_bfs(
     k = rules.phase_limit
     codec = StateCodec(track.width, track.height, k + 1, keep_phase=(mode == "exact"))
     start = initial or rules.initial_state()
-    frontier = StateArrays.of([start])
-    keys_by_layer = [codec.encode(frontier)]
-    states_by_layer = [frontier]
+    first = StateArrays.of([start])
+    keys_by_layer = [codec.encode(first)]
     visited = keys_by_layer[0].copy()
     edges: list[tuple[np.ndarray, np.ndarray]] = []
     total = 1
@@ -149,42 +152,51 @@ def layered_bfs(
     while True:
         if max_depth is not None and depth >= max_depth:
             return _unreachable(mode, total, depth, True, t0)
-        batch = frontier
-        if mode == "editor" and k:
-            batch = StateArrays(*frontier.fields()[:6],
-                                np.full(len(frontier), min(depth, k), dtype=np.int32))
-        exp = rules.expand(batch)
-        if accept_arrival is not None and len(exp.arrive_src):
-            ok = accept_arrival(exp.arrive_state)
-            exp = Expansion(exp.src, exp.succ, exp.arrive_src[ok], exp.arrive_state.take(ok))
-        if len(exp.arrive_src):
-            dag, counts, per_arrival = _finish(codec, states_by_layer, edges, exp, depth + 1)
+        frontier = keys_by_layer[-1]
+        key_parts: list[np.ndarray] = []
+        src_parts: list[np.ndarray] = []
+        arrivals: list[tuple[np.ndarray, StateArrays]] = []
+        for lo in range(0, len(frontier), CHUNK):
+            batch = first if depth == 0 else _layer_states(codec, frontier[lo: lo + CHUNK],
+                                                           depth, k, mode)
+            if mode == "editor" and k:
+                batch = StateArrays(*batch.fields()[:6],
+                                    np.full(len(batch), min(depth, k), dtype=np.int32))
+            exp = rules.expand(batch)
+            if len(exp.arrive_src):
+                a_src, a_state = exp.arrive_src, exp.arrive_state
+                if accept_arrival is not None:
+                    ok = accept_arrival(a_state)
+                    a_src, a_state = a_src[ok], a_state.take(ok)
+                if len(a_src):
+                    arrivals.append((a_src + lo, a_state))
+            if not arrivals:
+                key_parts.append(codec.encode(exp.succ))
+                src_parts.append(exp.src.astype(np.int32) + np.int32(lo))
+        if arrivals:
+            a_src = np.concatenate([a for a, _ in arrivals])
+            a_state = StateArrays.concat([s for _, s in arrivals])
+            dag, counts, per_arrival = _finish(codec, keys_by_layer, edges, a_src, a_state,
+                                               depth + 1, first, k, mode)
             return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
                              depth + 1, False, time.perf_counter() - t0, per_arrival)
-        succ_keys = codec.encode(exp.succ)
-        uniq, first, inverse = np.unique(succ_keys, return_index=True, return_inverse=True)
-        pos = np.searchsorted(visited, uniq)
-        pos[pos == len(visited)] = 0
-        new = visited[pos] != uniq if len(visited) else np.ones(len(uniq), dtype=bool)
-        new_index = np.full(len(uniq), -1, dtype=np.int64)
-        new_index[new] = np.arange(int(new.sum()))
-        dst = new_index[inverse]
-        live = dst >= 0
-        edges.append((exp.src[live], dst[live]))
-        frontier = exp.succ.take(first[new])
-        keys = uniq[new]
-        visited = _merge_sorted(visited, keys)
+        succ = np.concatenate(key_parts) if key_parts else np.zeros(0, dtype=np.int64)
+        src = np.concatenate(src_parts) if src_parts else np.zeros(0, dtype=np.int32)
+        del key_parts, src_parts
+        keys, pos, edge = _new_keys(succ, src, visited, codec.key_bound)
+        del succ, src
+        edges.append(edge)
+        visited = np.insert(visited, pos, keys)
         if prune is not None and max_depth is not None:
-            mask = prune(frontier, depth + 1, max_depth)
+            mask = prune(_layer_states(codec, keys, depth + 1, k, mode), depth + 1, max_depth)
             if not mask.all():
-                kept_index = np.full(len(keys), -1, dtype=np.int64)
-                kept_index[mask] = np.arange(int(mask.sum()))
-                src, d = edges[-1]
-                d2 = kept_index[d]
-                edges[-1] = (src[d2 >= 0], d2[d2 >= 0])
-                frontier, keys = frontier.take(mask), keys[mask]
+                kept_index = np.full(len(keys), -1, dtype=np.int32)
+                kept_index[mask] = np.arange(int(mask.sum()), dtype=np.int32)
+                e_src, e_dst = edges[-1]
+                d2 = kept_index[e_dst]
+                edges[-1] = (e_src[d2 >= 0], d2[d2 >= 0])
+                keys = keys[mask]
         keys_by_layer.append(keys)
-        states_by_layer.append(frontier)
         total += len(keys)
         depth += 1
         if progress is not None:
@@ -193,18 +205,92 @@ def layered_bfs(
             return _unreachable(mode, total, depth, False, t0)
 
 
+def _layer_states(codec: StateCodec, keys: np.ndarray, depth: int, k: int,
+                  mode: Mode) -> StateArrays:
+    """Decode keys of layer `depth` (> 0); the editor key has no phase: it is min(depth, K)."""
+    s = codec.decode(keys)
+    if mode == "editor" and k:
+        s = StateArrays(*s.fields()[:6], np.full(len(keys), min(depth, k), dtype=np.int32))
+    return s
+
+
+def _new_keys(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, key_bound: int
+              ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Deduplicate one layer's successor keys against themselves and `visited` (sorted).
+
+    Returns (the new keys, sorted; their insertion points in `visited`; the edges
+    (src, dst) into the new layer as int32, dst indexing the new keys).
+
+    The sort is one plain sort of (key << b | candidate index) when that fits in 63
+    bits (numpy's vectorised quicksort, several times faster than an argsort), else an
+    argsort; the sorted run is then scanned in cache-sized slices.
+    """
+    n = len(succ)
+    if n == 0:
+        z = np.zeros(0, dtype=np.int32)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), (z, z)
+    b = max(1, (n - 1).bit_length())
+    packed = None
+    if key_bound.bit_length() + b <= PACK_BITS:
+        packed = (succ << b) | np.arange(n, dtype=np.int64)
+        packed.sort()
+    else:
+        order_all = np.argsort(succ)
+    mask = (1 << b) - 1
+    keys_out: list[np.ndarray] = []
+    pos_out: list[np.ndarray] = []
+    src_out: list[np.ndarray] = []
+    dst_out: list[np.ndarray] = []
+    prev = -1  # the last key of the previous slice (keys are >= 0)
+    prev_dst = -1  # its index in the new layer, or -1 when it was visited before
+    count = 0  # new keys so far
+    for lo in range(0, n, SLICE):
+        if packed is not None:
+            pk = packed[lo: lo + SLICE]
+            order, skeys = pk & mask, pk >> b
+        else:
+            order = order_all[lo: lo + SLICE]
+            skeys = succ[order]
+        head = np.empty(len(skeys), dtype=bool)
+        head[0] = skeys[0] != prev
+        np.not_equal(skeys[1:], skeys[:-1], out=head[1:])
+        hidx = np.flatnonzero(head)
+        uniq = skeys[hidx]
+        pos = np.searchsorted(visited, uniq)
+        found = np.zeros(len(uniq), dtype=bool)
+        inside = np.flatnonzero(pos < len(visited))
+        found[inside] = visited[pos[inside]] == uniq[inside]
+        new = np.flatnonzero(~found)
+        # index in the new layer of each group head (-1: visited before); slot 0 of
+        # `head_dst` stands for a group continued from the previous slice
+        head_dst = np.full(len(uniq) + 1, -1, dtype=np.int32)
+        head_dst[0] = prev_dst
+        head_dst[new + 1] = np.arange(count, count + len(new), dtype=np.int32)
+        dst = head_dst[np.cumsum(head, dtype=np.int32)]
+        live = np.flatnonzero(dst >= 0)
+        src_out.append(src[order[live]])
+        dst_out.append(dst[live])
+        keys_out.append(uniq[new])
+        pos_out.append(pos[new])
+        count += len(new)
+        prev, prev_dst = int(skeys[-1]), int(dst[-1])
+    return (np.concatenate(keys_out), np.concatenate(pos_out),
+            (np.concatenate(src_out), np.concatenate(dst_out)))
+
+
 def _unreachable(mode: Mode, total: int, depth: int, bounded: bool, t0: float) -> BfsResult:
     return BfsResult(mode, False, None, 0, (), None, total, depth, bounded,
                      time.perf_counter() - t0)
 
 
-def _finish(codec: StateCodec, states: list[StateArrays],
-            edges: list[tuple[np.ndarray, np.ndarray]], exp, m_star: int
+def _finish(codec: StateCodec, keys: list[np.ndarray],
+            edges: list[tuple[np.ndarray, np.ndarray]], a_src: np.ndarray,
+            a_state: StateArrays, m_star: int, first: StateArrays, k: int, mode: Mode
             ) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
     """Prune to the optimal DAG (backward pass), then count exactly (forward pass)."""
     last = m_star - 1
-    keep = [np.zeros(len(s), dtype=bool) for s in states[: last + 1]]
-    keep[last][exp.arrive_src] = True
+    keep = [np.zeros(len(s), dtype=bool) for s in keys[: last + 1]]
+    keep[last][a_src] = True
     for t in range(last - 1, -1, -1):
         src, dst = edges[t]
         keep[t][src[keep[t + 1][dst]]] = True
@@ -213,20 +299,22 @@ def _finish(codec: StateCodec, states: list[StateArrays],
         r = np.full(len(kt), -1, dtype=np.int64)
         r[kt] = np.arange(int(kt.sum()))
         remap.append(r)
-    layers = tuple(states[t].take(keep[t]) for t in range(last + 1))
+    layers = tuple(first.take(keep[0]) if t == 0
+                   else _layer_states(codec, keys[t][keep[t]], t, k, mode)
+                   for t in range(last + 1))
     dag_edges = []
     for t in range(last):
         src, dst = edges[t]
-        m = keep[t][src] & keep[t + 1][dst]
+        m = np.flatnonzero(keep[t][src] & keep[t + 1][dst])
         dag_edges.append((remap[t][src[m]], remap[t + 1][dst[m]]))
-    arrive_src = remap[last][exp.arrive_src]
-    fkeys = codec.kinematic(exp.arrive_state)
-    ukeys, first, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
-    finals = exp.arrive_state.take(first)
+    arrive_src = remap[last][a_src]
+    fkeys = codec.kinematic(a_state)
+    ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
+    finals = a_state.take(first_idx)
     primes = primes_for_bound(9**m_star)
     residues = layered_counts([len(layer) for layer in layers], dag_edges, primes)
-    counts = sum_residues(residues[last][arrive_src], final_idx, len(ukeys), primes)
-    dag = OptimalDag(layers, tuple(dag_edges), arrive_src, final_idx, exp.arrive_state, finals)
     rows = residues[last][arrive_src]
-    per_arrival = tuple(crt([int(r) for r in row], primes) for row in rows)
+    counts = sum_residues(rows, final_idx, len(ukeys), primes)
+    dag = OptimalDag(layers, tuple(dag_edges), arrive_src, final_idx, a_state, finals)
+    per_arrival = tuple(crt_rows(rows, primes))
     return dag, counts, per_arrival

@@ -67,6 +67,35 @@ def crt(residues: Sequence[int], primes: Sequence[int]) -> int:
     return x
 
 
+def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
+    """`crt` of every row of an (n, len(primes)) residue array, as Python ints.
+
+    Garner's mixed-radix digits are computed with int64 numpy arithmetic (all
+    products stay below 2^62), so Python ints are only built for the final
+    d0 + d1 p0 + d2 p0 p1 + ...
+
+    >>> crt_rows(np.array([[2, 3], [0, 0], [4, 6]]), [5, 7])
+    [17, 0, 34]
+    """
+    rows = np.asarray(rows, dtype=np.int64).reshape(len(rows), len(primes))
+    digits: list[np.ndarray] = []
+    for j, p in enumerate(primes):
+        # x_j = (r_j - (d0 + d1 p0 + ...)) / (p0 ... p_{j-1})  (mod p_j)
+        acc = np.zeros(len(rows), dtype=np.int64)
+        mod = 1
+        for i, d in enumerate(digits):
+            acc = (acc + d * mod) % p
+            mod = mod * primes[i] % p
+        inv = pow(mod, -1, p) if j else 1
+        digits.append((rows[:, j] - acc) % p * inv % p)
+    out = [0] * len(rows)
+    scale = 1
+    for j, d in enumerate(digits):
+        out = [o + int(x) * scale for o, x in zip(out, d.tolist(), strict=True)]
+        scale *= primes[j]
+    return out
+
+
 def layered_counts(
     sizes: Sequence[int],
     edges: Sequence[tuple[np.ndarray, np.ndarray]],
