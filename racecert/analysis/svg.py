@@ -17,8 +17,9 @@ from racecert.analysis.trajectory import Trajectory
 from racecert.model.track import DIRECTION_VECTORS, Line, Track
 
 CELL = 20
-TOP = 56
-LEGEND_H = 70
+TOP = 72
+LEGEND_H = 116
+MIN_WIDTH = 640
 COLORS = {
     "off": "#2f3b2f",
     "asphalt": "#d9d9d9",
@@ -95,17 +96,20 @@ def _trajectory(t: Trajectory, color: str, width: float, offset: float) -> list[
 def render_svg(a: Analysis) -> str:
     """The SVG document for analysis `a`."""
     t = a.track
-    w = max(t.width * CELL, 560)
+    w = max(t.width * CELL, MIN_WIDTH)
     h = TOP + t.height * CELL + LEGEND_H
     j = a.to_json()
     title = f"{t.name} — {j['kind']}, mode {a.mode}"
+    sub2 = ""
     if a.bfs.reachable:
         sub = (f"m* = {a.bfs.m_star}, {a.bfs.optimal_count:,} optimal trajectories, "
                f"{a.bfs.final_states} final states")
+        parts = []
         if a.continuity is not None and a.circuit:
-            sub += f", {j['continuable_percent']:.2f} % continuable"
+            parts.append(f"{j['continuable_percent']:.2f} % continuable")
         if a.score is not None:
-            sub += f", score {a.score.total:.2f} ({a.score.band})"
+            parts.append(f"score {a.score.total:.2f} ({a.score.band})")
+        sub2 = ", ".join(parts)
     else:
         sub = "finish unreachable"
     out = [
@@ -120,6 +124,7 @@ def render_svg(a: Analysis) -> str:
         f'<rect width="{w}" height="{h}" fill="#ffffff"/>',
         f'<text x="6" y="22" font-size="16" font-weight="bold">{escape(title)}</text>',
         f'<text x="6" y="42" font-size="12">{escape(sub)}</text>',
+        f'<text x="6" y="58" font-size="12">{escape(sub2)}</text>',
         *_grid(t),
     ]
     if a.coverage is not None:
@@ -154,11 +159,16 @@ def _legend(a: Analysis, y0: int) -> list[str]:
                     "blue": "longest optimal"}[name]
             items.append((name, f"{name}: {what}, {d['moves']} moves, "
                                 f"length {d['length']:.3f}"))
-    items += [("shoulder", "shoulder"), ("ramp", "ramp"), ("elevated", "elevated layer")]
+    chars = {c for grid in (a.track.ground, a.track.elevated or ()) for row in grid for c in row}
+    items += [(k, text) for k, text, c in (("shoulder", "shoulder", ":"), ("ramp", "ramp", "/"),
+                                           ("elevated", "elevated layer", "="))
+              if c in chars]
     out = []
+    columns = 2 if a.track.width * CELL >= 2 * 380 else 1
+    rows = -(-len(items) // columns)
     for i, (color, text) in enumerate(items):
-        col, row = i % 2, i // 2
-        x, y = 8 + col * 300, y0 + row * 16
+        col, row = i // rows, i % rows
+        x, y = 8 + col * 380, y0 + row * 16
         out.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{COLORS[color]}" '
                    f'stroke="#333" stroke-width="0.5"/>')
         out.append(f'<text x="{x + 16}" y="{y + 10}" font-size="11">{escape(text)}</text>')
