@@ -1,0 +1,237 @@
+"""SAT certificates of m*: a checked UNSAT proof at m*-1 and a replayed model at m*.
+
+For a track whose BFS oracle reports m*, this module
+
+1. builds the allowed-move table with the verify geometry
+   (`racecert.verify.movetable`), turns it into the successor function the
+   CNF encoder needs (`table_successors`: the opening rule, the start/finish
+   bookkeeping and arrival are applied here, from SPEC §3-§4, not taken from
+   racecert.model.rules);
+2. encodes "arrive within T moves" (`racecert.solvers.sat`) for T = m*-1,
+   solves it with a proof-logging solver, writes the DRUP proof to a file and
+   checks it with `racecert.verify.drup.check_drup` (the lower bound: no
+   trajectory of fewer than m* moves);
+3. solves T = m* and replays the model's trajectory move by move through the
+   independent geometry (`racecert.verify.geometry.Geometry.replay`), checking
+   that it first arrives at move m* (the upper bound).
+
+The variable domain of the CNF is a relaxation (untimed closure of the move
+table + per-axis kinematics), never the BFS's own states; the certificate
+says so in its reason.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from racecert.model.track import DIRECTION_VECTORS, Track
+from racecert.solvers.bfs import BfsResult
+from racecert.solvers.sat import (
+    RESTRICTION,
+    State,
+    Successors,
+    build_reach_cnf,
+    solve_reach,
+    untimed_closure,
+)
+from racecert.verify.drup import DrupResult, check_drup
+from racecert.verify.geometry import Geometry
+from racecert.verify.movetable import MoveTable, build_move_table
+
+ACCELS = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
+SAT_MAX_MSTAR = 40
+"""Tracks with a larger m* are reported as not applicable (size limit of the pure-Python
+encoder and checker; see docs/crosscheck.md)."""
+
+
+def table_successors(table: MoveTable, track: Track) -> Successors:
+    """The successor function of the race rules over an allowed-move table.
+
+    A row (x, y, x2, y2, layer, layer2, start, finish, start_before_finish) is one
+    geometrically valid move. From state (x, y, vx, vy, layer, progress) with opening
+    phase `phase`, acceleration a gives v' = v + a, and the move is allowed iff
+    v' != 0, the row from (x, y, layer) to (x, y) + v' exists, and (phase < K) the
+    opening rule holds for v'. Crossing the start line sets progress; crossing the
+    finish line with progress set arrives (the start first when both are crossed).
+
+    >>> # succ = table_successors(build_move_table(track, 5), track)
+    """
+    by_source: dict[tuple[int, int, int], dict[tuple[int, int], tuple[int, int, int, int]]] = {}
+    for x, y, x2, y2, l1, l2, s, f, sbf in table.rows:
+        by_source.setdefault((x, y, l1), {})[(x2, y2)] = (l2, s, f, sbf)
+    op = track.opening
+    k = op.moves if op else 0
+    dx, _ = DIRECTION_VECTORS[track.car.direction]
+    cache: dict[tuple[State, int], list[tuple[State, bool]]] = {}
+
+    def allowed_by_opening(phase: int, vx: int, vy: int) -> bool:
+        if op is None or phase >= k:
+            return True
+        if op.max_speed is not None and max(abs(vx), abs(vy)) > op.max_speed:
+            return False
+        return not (op.straight and (vy if dx else vx) != 0)
+
+    def successors(s: State, phase: int) -> Sequence[tuple[State, bool]]:
+        hit = cache.get((s, phase))
+        if hit is not None:
+            return hit
+        x, y, vx, vy, layer, progress = s
+        moves = by_source.get((x, y, layer), {})
+        out: list[tuple[State, bool]] = []
+        for ax, ay in ACCELS:
+            nvx, nvy = vx + ax, vy + ay
+            if (nvx, nvy) == (0, 0) or not allowed_by_opening(phase, nvx, nvy):
+                continue
+            row = moves.get((x + nvx, y + nvy))
+            if row is None:
+                continue
+            l2, crossed_s, crossed_f, s_first = row
+            arrives = bool(crossed_f) and (progress == 1 or bool(s_first))
+            if arrives:
+                nprog = 1 if crossed_s and not s_first else 0
+            else:
+                nprog = 1 if crossed_s else progress
+            out.append(((x + nvx, y + nvy, nvx, nvy, l2, nprog), arrives))
+        cache[(s, phase)] = out
+        return out
+
+    return successors
+
+
+@dataclass(frozen=True)
+class SatCheckResult:
+    """One SAT cross-check of a figure (the fields of certify's CheckResult)."""
+
+    figure: str
+    bfs_value: str
+    method: str
+    method_value: str
+    verdict: str  # "agree" | "disagree" | "not-applicable"
+    reason: str
+    seconds: float
+    artefacts: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SatCertificate:
+    """Measurements of one track's SAT certificate (for the benchmark and the report)."""
+
+    m_star: int
+    lower: SatCheckResult
+    upper: SatCheckResult
+    table_rows: int
+    table_seconds: float
+    closure_states: int
+    unsat_vars: int
+    unsat_clauses: int
+    unsat_literals: int
+    unsat_solve_seconds: float
+    proof_bytes: int
+    proof_lines: int
+    check_seconds: float
+    sat_solve_seconds: float
+    drup: DrupResult | None
+
+
+def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k: int,
+                 closure: set, proof_path: Path, solver: str
+                 ) -> tuple[SatCheckResult, dict]:
+    """UNSAT of 'arrive within m*-1 moves', with a checked proof."""
+    t0 = time.perf_counter()
+    stats: dict = {"vars": 0, "clauses": 0, "literals": 0, "solve": 0.0, "bytes": 0,
+                   "lines": 0, "check": 0.0, "drup": None}
+    if m_star <= 1:
+        return SatCheckResult("m* lower bound", str(m_star), f"SAT ({solver}) + DRUP check",
+                              "n/a", "not-applicable", "m* = 1: no shorter horizon to refute",
+                              time.perf_counter() - t0), stats
+    cnf = build_reach_cnf(track, successors, s0, m_star - 1, k, closure)
+    res = solve_reach(cnf, solver, proof_path)
+    stats.update(vars=cnf.nvars, clauses=len(cnf.clauses), literals=cnf.literals,
+                 solve=res.seconds, bytes=res.proof_bytes, lines=len(res.proof_lines))
+    if res.satisfiable:
+        traj = res.trajectory or ()
+        why = (f"the CNF for T = {m_star - 1} is satisfiable: a trajectory of "
+               f"{len(traj) - 1} moves arrives, shorter than m*")
+        return SatCheckResult("m* lower bound", str(m_star), f"SAT ({solver})",
+                              f"arrives in {len(traj) - 1}", "disagree", why,
+                              time.perf_counter() - t0), stats
+    drup = check_drup(cnf.clauses, list(res.proof_lines))
+    stats.update(check=drup.seconds, drup=drup)
+    verdict = "agree" if drup.verified else "disagree"
+    why = (f"T = {m_star - 1} UNSAT ({cnf.nvars} vars, {len(cnf.clauses)} clauses); "
+           f"DRUP proof {res.proof_bytes} bytes, checker: {drup.reason}; {RESTRICTION}")
+    value = f"> {m_star - 1}" if drup.verified else "unproven"
+    return SatCheckResult("m* lower bound", str(m_star), f"SAT ({solver}) + DRUP check",
+                          value, verdict, why, time.perf_counter() - t0,
+                          (("proof", str(proof_path)),
+                           ("proof check", "verified" if drup.verified else "rejected"))), stats
+
+
+def _upper_bound(track: Track, successors: Successors, s0: State, m_star: int, k: int,
+                 closure: set, solver: str) -> tuple[SatCheckResult, float]:
+    """SAT of 'arrive within m* moves', the model replayed by the independent geometry."""
+    t0 = time.perf_counter()
+    cnf = build_reach_cnf(track, successors, s0, m_star, k, closure)
+    res = solve_reach(cnf, solver)
+    method = f"SAT ({solver}) + geometry replay"
+    if not res.satisfiable or res.trajectory is None:
+        return SatCheckResult("m* upper bound", str(m_star), method, "unsatisfiable",
+                              "disagree", f"no trajectory arrives within {m_star} moves",
+                              time.perf_counter() - t0), res.seconds
+    positions = [(s[0], s[1]) for s in res.trajectory]
+    ok, why = Geometry(track).replay(positions)
+    moves = len(positions) - 1
+    agree = ok and moves == m_star
+    reason = (f"model trajectory of {moves} moves replayed: {why}; positions "
+              + " ".join(f"({x},{y})" for x, y in positions))
+    return SatCheckResult("m* upper bound", str(m_star), method, str(moves),
+                          "agree" if agree else "disagree", reason,
+                          time.perf_counter() - t0), res.seconds
+
+
+def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None,
+                    solver: str = "glucose4", table: MoveTable | None = None
+                    ) -> SatCertificate:
+    """Both SAT checks of m* for `track`, with measurements; the proof goes to `out_dir`."""
+    t0 = time.perf_counter()
+    if table is None:
+        table = build_move_table(track, m_star)
+    table_s = time.perf_counter() - t0
+    successors = table_successors(table, track)
+    k = track.opening.moves if track.opening else 0
+    x0, y0 = track.car.position
+    s0: State = (x0, y0, 0, 0, track.car.layer, 0)
+    closure = untimed_closure(successors, s0, k)
+    directory = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="sat-"))
+    directory.mkdir(parents=True, exist_ok=True)
+    proof_path = directory / f"{_slug(track.name)}-T{m_star - 1}.drup"
+    lower, st = _lower_bound(track, successors, s0, m_star, k, closure, proof_path, solver)
+    upper, sat_s = _upper_bound(track, successors, s0, m_star, k, closure, solver)
+    return SatCertificate(m_star, lower, upper, len(table), table_s, len(closure), st["vars"],
+                          st["clauses"], st["literals"], st["solve"], st["bytes"], st["lines"],
+                          st["check"], sat_s, st["drup"])
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "track"
+
+
+def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
+               ) -> list[SatCheckResult]:
+    """The SAT checks of certify: lower bound (checked DRUP proof) and upper bound (replay).
+
+    Not applicable when the track is unreachable or m* exceeds SAT_MAX_MSTAR.
+    """
+    if not bfs.reachable or bfs.m_star is None:
+        return [SatCheckResult("m*", "unreachable", "SAT", "n/a", "not-applicable",
+                               "the BFS reports no arrival; nothing to bound", 0.0)]
+    if bfs.m_star > SAT_MAX_MSTAR:
+        return [SatCheckResult("m*", str(bfs.m_star), "SAT", "n/a", "not-applicable",
+                               f"m* > {SAT_MAX_MSTAR}: beyond the SAT certificate's size limit",
+                               0.0)]
+    cert = sat_certificate(track, bfs.m_star, out_dir)
+    return [cert.lower, cert.upper]

@@ -1,0 +1,81 @@
+"""The reachability-cut CNF and its checked certificates on tiny tracks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from racecert.model.parse import load_track
+from racecert.solvers.bfs import layered_bfs
+from racecert.solvers.sat import build_reach_cnf, solve_reach, untimed_closure
+from racecert.verify.drup import check_drup
+from racecert.verify.movetable import build_move_table
+from racecert.verify.sat_checks import sat_certificate, sat_checks, table_successors
+
+TINY = Path(__file__).resolve().parents[2] / "tracks" / "tiny_straight.toml"
+
+
+def _setup(horizon: int):
+    track = load_track(TINY)
+    table = build_move_table(track, 4)
+    succ = table_successors(table, track)
+    s0 = (1, 1, 0, 0, 0, 0)
+    closure = untimed_closure(succ, s0, 0)
+    return track, table, build_reach_cnf(track, succ, s0, horizon, 0, closure)
+
+
+def test_horizon_below_m_star_is_unsat_with_a_checked_proof(tmp_path: Path) -> None:
+    _, _, cnf = _setup(2)
+    res = solve_reach(cnf, "glucose4", tmp_path / "p.drup")
+    assert not res.satisfiable
+    assert (tmp_path / "p.drup").exists()
+    assert check_drup(cnf.clauses, list(res.proof_lines)).verified
+
+
+def test_horizon_m_star_gives_the_hand_worked_trajectory() -> None:
+    _, _, cnf = _setup(3)
+    res = solve_reach(cnf)
+    assert res.satisfiable and res.trajectory is not None
+    assert [s[:2] for s in res.trajectory] == [(1, 1), (2, 1), (4, 1), (7, 1)]
+
+
+def test_certificate_agrees_with_the_bfs(tmp_path: Path) -> None:
+    track = load_track(TINY)
+    bfs = layered_bfs(track, "exact")
+    checks = sat_checks(track, bfs, tmp_path)
+    assert [c.verdict for c in checks] == ["agree", "agree"]
+    assert dict(checks[0].artefacts)["proof check"] == "verified"
+    assert checks[1].method_value == str(bfs.m_star)
+
+
+def test_dropping_the_goal_literal_check_rejects_the_proof() -> None:
+    """A proof of UNSAT for a satisfiable CNF must be rejected by the checker."""
+    _, _, unsat = _setup(2)
+    res = solve_reach(unsat)
+    _, _, sat = _setup(3)
+    assert not check_drup(sat.clauses, list(res.proof_lines)).verified
+
+
+def test_a_wrong_table_entry_changes_the_verdict(tmp_path: Path) -> None:
+    """Making the shoulder cell (4, 1) of mini_arcen endable lets 3 moves arrive (m* = 4)."""
+    track = load_track(TINY.parent / "mini_arcen.toml")
+    bfs = layered_bfs(track, "exact")
+    assert bfs.m_star == 4
+    table = build_move_table(track, 4)
+    good = sat_certificate(track, 4, tmp_path, table=table)
+    assert (good.lower.verdict, good.upper.verdict) == ("agree", "agree")
+    extra = ((2, 1, 4, 1, 0, 0, 0, 0, 0), (4, 1, 7, 1, 0, 0, 0, 1, 0))
+    bad = replace(table, rows=table.rows + extra)
+    cert = sat_certificate(track, 4, tmp_path, table=bad)
+    assert cert.lower.verdict == "disagree"
+    assert "3 moves arrives" in cert.lower.reason
+
+
+def test_a_missing_table_entry_breaks_the_upper_bound(tmp_path: Path) -> None:
+    """Without the move (4,1)->(7,1) the only 3-move trajectory of tiny_straight is gone."""
+    track = load_track(TINY)
+    table = build_move_table(track, 3)
+    bad = replace(table, rows=tuple(r for r in table.rows if r[:4] != (4, 1, 7, 1)))
+    cert = sat_certificate(track, 3, tmp_path, table=bad)
+    assert cert.upper.verdict == "disagree"
+    assert cert.lower.verdict == "agree"
