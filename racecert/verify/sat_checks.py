@@ -38,12 +38,13 @@ from racecert.solvers.sat import (
     solve_reach,
     untimed_closure,
 )
+from racecert.verify.certificate import CertifyContext, CheckResult
 from racecert.verify.drup import DrupResult, check_drup
 from racecert.verify.geometry import Geometry
 from racecert.verify.movetable import MoveTable, build_move_table
 
 ACCELS = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
-SAT_MAX_MSTAR = 40
+SAT_MAX_MSTAR = 60
 """Tracks with a larger m* are reported as not applicable (size limit of the pure-Python
 encoder and checker; see docs/crosscheck.md)."""
 
@@ -103,26 +104,12 @@ def table_successors(table: MoveTable, track: Track) -> Successors:
 
 
 @dataclass(frozen=True)
-class SatCheckResult:
-    """One SAT cross-check of a figure (the fields of certify's CheckResult)."""
-
-    figure: str
-    bfs_value: str
-    method: str
-    method_value: str
-    verdict: str  # "agree" | "disagree" | "not-applicable"
-    reason: str
-    seconds: float
-    artefacts: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
 class SatCertificate:
     """Measurements of one track's SAT certificate (for the benchmark and the report)."""
 
     m_star: int
-    lower: SatCheckResult
-    upper: SatCheckResult
+    lower: CheckResult
+    upper: CheckResult
     table_rows: int
     table_seconds: float
     closure_states: int
@@ -139,15 +126,15 @@ class SatCertificate:
 
 def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k: int,
                  closure: set, proof_path: Path, solver: str
-                 ) -> tuple[SatCheckResult, dict]:
+                 ) -> tuple[CheckResult, dict]:
     """UNSAT of 'arrive within m*-1 moves', with a checked proof."""
     t0 = time.perf_counter()
     stats: dict = {"vars": 0, "clauses": 0, "literals": 0, "solve": 0.0, "bytes": 0,
                    "lines": 0, "check": 0.0, "drup": None}
     if m_star <= 1:
-        return SatCheckResult("m* lower bound", str(m_star), f"SAT ({solver}) + DRUP check",
-                              "n/a", "not-applicable", "m* = 1: no shorter horizon to refute",
-                              time.perf_counter() - t0), stats
+        return CheckResult("m* lower bound", m_star, f"SAT ({solver}) + DRUP check", None,
+                           "not-applicable", "m* = 1: no shorter horizon to refute",
+                           time.perf_counter() - t0), stats
     cnf = build_reach_cnf(track, successors, s0, m_star - 1, k, closure)
     res = solve_reach(cnf, solver, proof_path)
     stats.update(vars=cnf.nvars, clauses=len(cnf.clauses), literals=cnf.literals,
@@ -156,41 +143,41 @@ def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k
         traj = res.trajectory or ()
         why = (f"the CNF for T = {m_star - 1} is satisfiable: a trajectory of "
                f"{len(traj) - 1} moves arrives, shorter than m*")
-        return SatCheckResult("m* lower bound", str(m_star), f"SAT ({solver})",
-                              f"arrives in {len(traj) - 1}", "disagree", why,
-                              time.perf_counter() - t0), stats
+        return CheckResult("m* lower bound", m_star, f"SAT ({solver})",
+                           f"arrives in {len(traj) - 1}", "disagree", why,
+                           time.perf_counter() - t0), stats
     drup = check_drup(cnf.clauses, list(res.proof_lines))
     stats.update(check=drup.seconds, drup=drup)
     verdict = "agree" if drup.verified else "disagree"
     why = (f"T = {m_star - 1} UNSAT ({cnf.nvars} vars, {len(cnf.clauses)} clauses); "
            f"DRUP proof {res.proof_bytes} bytes, checker: {drup.reason}; {RESTRICTION}")
     value = f"> {m_star - 1}" if drup.verified else "unproven"
-    return SatCheckResult("m* lower bound", str(m_star), f"SAT ({solver}) + DRUP check",
-                          value, verdict, why, time.perf_counter() - t0,
-                          (("proof", str(proof_path)),
-                           ("proof check", "verified" if drup.verified else "rejected"))), stats
+    return CheckResult("m* lower bound", m_star, f"SAT ({solver}) + DRUP check",
+                       value, verdict, why, time.perf_counter() - t0,
+                       (("proof", str(proof_path)),
+                        ("proof check", "verified" if drup.verified else "rejected"))), stats
 
 
 def _upper_bound(track: Track, successors: Successors, s0: State, m_star: int, k: int,
-                 closure: set, solver: str) -> tuple[SatCheckResult, float]:
+                 closure: set, solver: str) -> tuple[CheckResult, float]:
     """SAT of 'arrive within m* moves', the model replayed by the independent geometry."""
     t0 = time.perf_counter()
     cnf = build_reach_cnf(track, successors, s0, m_star, k, closure)
     res = solve_reach(cnf, solver)
     method = f"SAT ({solver}) + geometry replay"
     if not res.satisfiable or res.trajectory is None:
-        return SatCheckResult("m* upper bound", str(m_star), method, "unsatisfiable",
-                              "disagree", f"no trajectory arrives within {m_star} moves",
-                              time.perf_counter() - t0), res.seconds
+        return CheckResult("m* upper bound", m_star, method, "unsatisfiable",
+                           "disagree", f"no trajectory arrives within {m_star} moves",
+                           time.perf_counter() - t0), res.seconds
     positions = [(s[0], s[1]) for s in res.trajectory]
     ok, why = Geometry(track).replay(positions)
     moves = len(positions) - 1
     agree = ok and moves == m_star
     reason = (f"model trajectory of {moves} moves replayed: {why}; positions "
               + " ".join(f"({x},{y})" for x, y in positions))
-    return SatCheckResult("m* upper bound", str(m_star), method, str(moves),
-                          "agree" if agree else "disagree", reason,
-                          time.perf_counter() - t0), res.seconds
+    return CheckResult("m* upper bound", m_star, method, moves,
+                       "agree" if agree else "disagree", reason,
+                       time.perf_counter() - t0), res.seconds
 
 
 def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None,
@@ -221,17 +208,25 @@ def _slug(name: str) -> str:
 
 
 def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
-               ) -> list[SatCheckResult]:
+               ) -> list[CheckResult]:
     """The SAT checks of certify: lower bound (checked DRUP proof) and upper bound (replay).
 
     Not applicable when the track is unreachable or m* exceeds SAT_MAX_MSTAR.
     """
     if not bfs.reachable or bfs.m_star is None:
-        return [SatCheckResult("m*", "unreachable", "SAT", "n/a", "not-applicable",
+        return [CheckResult("m*", "unreachable", "SAT", None, "not-applicable",
                                "the BFS reports no arrival; nothing to bound", 0.0)]
     if bfs.m_star > SAT_MAX_MSTAR:
-        return [SatCheckResult("m*", str(bfs.m_star), "SAT", "n/a", "not-applicable",
+        return [CheckResult("m*", bfs.m_star, "SAT", None, "not-applicable",
                                f"m* > {SAT_MAX_MSTAR}: beyond the SAT certificate's size limit",
                                0.0)]
     cert = sat_certificate(track, bfs.m_star, out_dir)
     return [cert.lower, cert.upper]
+
+
+def check_sat(ctx: CertifyContext) -> list[CheckResult]:
+    """certify's entry point: the SAT checks of the exact key's m*."""
+    return sat_checks(ctx.track, ctx.exact, ctx.out_dir)
+
+
+CHECKS = [check_sat]
