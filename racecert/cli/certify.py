@@ -25,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("track")
     c.add_argument("--json", action="store_true", help="print the certificate as JSON")
     c.add_argument("--out", metavar="FILE", help="write the JSON certificate to FILE")
-    c.add_argument("--time-limit", metavar="S", type=float, default=60.0,
-                   help="time limit per solver call in seconds (default 60)")
+    c.add_argument("--time-limit", metavar="S", type=float, default=30.0,
+                   help="time limit per solver call in seconds (default 30)")
     c.add_argument("--count-limit", metavar="N", type=int, default=20_000,
                    help="largest optimal count enumerated by CP-SAT (default 20000)")
     c.set_defaults(func=cmd_certify)

@@ -94,6 +94,7 @@ class CertifyContext:
     count_limit: int = 20_000
     geometry_max_states: int = 60_000
     continuity_max_states: int = 8
+    continuity_budget: float = 12.0  # seconds per continuity variant
     out_dir: Path | None = None
 
 

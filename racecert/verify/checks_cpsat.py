@@ -242,8 +242,8 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
             if checked >= ctx.continuity_max_states:
                 stop = f"checked the first {checked} of {len(starts)} final states (cap)"
                 break
-            if time.perf_counter() - t1 > ctx.time_limit:
-                stop = f"checked {checked} of {len(starts)} final states (time limit)"
+            if time.perf_counter() - t1 > ctx.continuity_budget:
+                stop = f"checked {checked} of {len(starts)} final states (time budget)"
                 break
             ref = layered_bfs(track, "exact", initial=CarState(*init), max_depth=horizon)
             bfs_len = ref.m_star if ref.reachable else None
