@@ -257,21 +257,21 @@ class VectorRaceRules:
     def expand(self, batch: StateArrays) -> Expansion:
         """All legal moves from every state of `batch` (opening rule by each state's phase).
 
-        Candidates are laid out state-major (9 accelerations per state, in
-        `ACCELERATIONS` order) and selected with index arrays, never boolean masks
+        Candidates are laid out state-major: candidate i is state i // 9 with
+        acceleration `ACCELERATIONS[i % 9]`. Validity is computed on that whole layout
+        and the survivors are compacted once, with index arrays, never boolean masks
         (numpy's masked indexing is several times slower). Callers with huge batches
-        should pass them in chunks of some 10^4-10^5 states: arrays that fit in cache
-        and avoid fresh page faults run an order of magnitude faster.
+        should pass them in chunks of some 10^4 states: arrays that fit in cache and
+        avoid fresh page faults run an order of magnitude faster.
         """
         t = self.track
         w, h = t.width, t.height
         n = len(batch)
-        src = np.repeat(np.arange(n, dtype=np.int32), 9)
+        bx, by = batch.x.astype(np.int32), batch.y.astype(np.int32)
+        blayer = batch.layer.astype(np.int32)
         vx = (batch.vx.astype(np.int32)[:, None] + _AX).ravel()
         vy = (batch.vy.astype(np.int32)[:, None] + _AY).ravel()
-        px = np.repeat(batch.x.astype(np.int32), 9)
-        py = np.repeat(batch.y.astype(np.int32), 9)
-        layer0 = np.repeat(batch.layer.astype(np.int32), 9)
+        px, py, layer0 = np.repeat(bx, 9), np.repeat(by, 9), np.repeat(blayer, 9)
         speed = np.maximum(np.abs(vx), np.abs(vy))
         cand = speed > 0
         if t.opening is not None:
@@ -282,61 +282,74 @@ class VectorRaceRules:
             if op.straight:
                 perp = vy if DIRECTION_VECTORS[t.car.direction][0] else vx
                 cand &= ~active | (perp == 0)
-        clear = np.repeat(self._clearance[(batch.layer.astype(np.int32) * h + batch.y) * w
-                                          + batch.x], 9)
+        clear = np.repeat(self._clearance[(blayer * h + by) * w + bx], 9)
         fast = speed <= clear + 1
-        rows = np.flatnonzero(cand & fast)
-        slow = np.flatnonzero(cand & ~fast)
-        walk = np.zeros(0, dtype=bool)
-        if len(slow):
-            slow, walk = self._slow_filter(slow, px, py, vx, vy, layer0)
-            rows = np.sort(np.concatenate((rows, slow)))
-            walk = np.isin(rows, slow[walk], assume_unique=True)
-        src, vx, vy, px, py, layer0 = (a[rows] for a in (src, vx, vy, px, py, layer0))
         qx, qy = px + vx, py + vy
+        # q's flat [layer, y, x] index; only meaningful where q is on the grid (fast moves)
+        qcell = (layer0 * h + qy) * w + qx
+        valid = cand & fast
+        valid &= np.take(self._endable_flat, qcell, mode="clip")
         layer = layer0
-        valid = np.ones(len(rows), dtype=bool)
-        wrows = np.flatnonzero(walk)
+        slow = np.flatnonzero(cand & ~fast)
+        wrows = np.zeros(0, dtype=np.int64)
         walk_layers = walk_offs = None
-        if len(wrows):
-            w_ok, w_end, walk_layers, walk_offs = self._walk(
-                px[wrows], py[wrows], vx[wrows], vy[wrows], layer0[wrows])
-            valid[wrows] = w_ok
-            layer = layer0.copy()
-            layer[wrows] = w_end
-        valid &= self._endable_flat[(layer * h + qy) * w + qx]
+        if len(slow):
+            slow, need = self._slow_filter(slow, px, py, vx, vy, layer0)
+            box_ok = slow[~need]
+            valid[box_ok] = self._endable_flat[qcell[box_ok]]
+            wrows = slow[need]
+            if len(wrows):
+                w_ok, w_end, walk_layers, walk_offs = self._walk(
+                    px[wrows], py[wrows], vx[wrows], vy[wrows], layer0[wrows])
+                layer = layer0.copy()
+                layer[wrows] = w_end
+                valid[wrows] = w_ok & self._endable_flat[(w_end * h + qy[wrows]) * w
+                                                         + qx[wrows]]
 
-        s_hit, s_t, s_bad = self._crossing(t.start, px, py, vx, vy, layer0, wrows, walk_layers,
-                                           walk_offs)
-        f_hit, f_t, f_bad = self._crossing(t.finish, px, py, vx, vy, layer0, wrows, walk_layers,
-                                           walk_offs)
+        s_hit, s_t, s_bad = self._crossing(t.start, px, py, vx, vy, layer0, valid, wrows,
+                                           walk_layers, walk_offs)
+        f_hit, f_t, f_bad = self._crossing(t.finish, px, py, vx, vy, layer0, valid, wrows,
+                                           walk_layers, walk_offs)
         valid[s_bad] = False
         valid[f_bad] = False
-        progress = batch.progress.astype(np.int32)[src]
+        s_hit, s_t = _restrict(s_hit, s_t, valid)
+        f_hit, f_t = _restrict(f_hit, f_t, valid)
+        # an arrival: F crossed with the start line already crossed, before or in this move
+        arrive = batch.progress[f_hit // 9] == 1
         next_lap = np.zeros(len(f_hit), dtype=np.int32)
-        arrive = np.zeros(len(rows), dtype=bool)
-        # crossing order by the exact t = num / den (den > 0): compare num_s den_f, num_f den_s
         both = np.intersect1d(s_hit, f_hit, assume_unique=True)
         if len(both):
+            # crossing order by the exact t = num / den (den > 0)
             (sn, sd), (fn, fd) = _t_at(s_hit, s_t, both), _t_at(f_hit, f_t, both)
             s_first = sn * fd < fn * sd
-            arrive[both[s_first]] = True
+            in_f = np.searchsorted(f_hit, both)
+            arrive[in_f[s_first]] = True
             # start after finish: the arrived state carries the next lap's progress
-            next_lap[np.searchsorted(f_hit, both[~s_first])] = 1
-        arrive[f_hit] |= progress[f_hit] == 1
-        progress[s_hit] = 1
-        phase = np.minimum(batch.phase.astype(np.int32)[src] + 1, self.phase_limit)
+            next_lap[in_f[~s_first]] = 1
+        arr = f_hit[arrive]
+        valid[arr] = False  # an arrival ends the trajectory: it is no successor
 
-        keep = np.flatnonzero(valid & ~arrive)
-        out = StateArrays(qx[keep], qy[keep], vx[keep], vy[keep], layer[keep], progress[keep],
-                          phase[keep])
-        # arrivals come source-major, acceleration-minor (the candidate order)
-        arr = f_hit[valid[f_hit] & arrive[f_hit]]
-        # An arrived state's progress is the *next* lap's: 1 when the arriving move
-        # crossed the start line after the finish line (the race rule of SPEC §5.6).
+        keep = np.flatnonzero(valid)
+        src = keep // 9
+        progress = batch.progress.astype(np.int32)[src]
+        if len(s_hit):
+            started = np.zeros(9 * n, dtype=bool)
+            started[s_hit] = True
+            progress |= started[keep]
+        out = StateArrays(qx[keep], qy[keep], vx[keep], vy[keep], layer[keep], progress,
+                          self._next_phase(batch, src))
+        # arrivals come source-major, acceleration-minor (the candidate order); an arrived
+        # state's progress is the *next* lap's (the race rule of SPEC §5.6)
+        a_src = arr // 9
         arrived = StateArrays(qx[arr], qy[arr], vx[arr], vy[arr], layer[arr],
-                              next_lap[np.searchsorted(f_hit, arr)], phase[arr])
-        return Expansion(src[keep].astype(np.int64), out, src[arr].astype(np.int64), arrived)
+                              next_lap[arrive], self._next_phase(batch, a_src))
+        return Expansion(src, out, a_src, arrived)
+
+    def _next_phase(self, batch: StateArrays, src: np.ndarray) -> np.ndarray:
+        """min(phase + 1, K) of the source states `src` (all 0 without an opening rule)."""
+        if not self.phase_limit:
+            return np.zeros(len(src), dtype=np.int32)
+        return np.minimum(batch.phase.astype(np.int32)[src] + 1, self.phase_limit)
 
     def _slow_filter(self, idx: np.ndarray, px: np.ndarray, py: np.ndarray, vx: np.ndarray,
                      vy: np.ndarray, layer0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -418,14 +431,15 @@ class VectorRaceRules:
         return valid, cur, layers, (offx, offy)
 
     def _crossing(self, line: Line, px: np.ndarray, py: np.ndarray, vx: np.ndarray,
-                  vy: np.ndarray, layer0: np.ndarray, wrows: np.ndarray,
+                  vy: np.ndarray, layer0: np.ndarray, valid: np.ndarray, wrows: np.ndarray,
                   walk_layers: np.ndarray | None,
                   walk_offs: tuple[np.ndarray, np.ndarray] | None
                   ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], np.ndarray]:
-        """Moves crossing `line` legally on its layer, their exact t, and wrong-way moves.
+        """Valid moves crossing `line` legally on its layer, their exact t, wrong-way moves.
 
-        Returns (sorted indices of legal crossings, (num, den) of t = num/den with den > 0
-        aligned with them, indices of wrong-way crossings).
+        Only moves with `valid` set are considered. Returns (sorted indices of legal
+        crossings, (num, den) of t = num/den with den > 0 aligned with them, indices of
+        wrong-way crossings).
         """
         if line.axis == "x":
             pf, vf, ps, vs = px, vx, py, vy
@@ -433,7 +447,8 @@ class VectorRaceRules:
             pf, vf, ps, vs = py, vy, px, vx
         k = line.k
         qf = pf + vf
-        rows = np.flatnonzero((pf <= k) != (qf <= k))  # the fixed coordinate straddles k+1/2
+        # the fixed coordinate straddles k + 1/2
+        rows = np.flatnonzero(((pf <= k) != (qf <= k)) & valid)
         pf, vf = pf[rows].astype(np.int64), vf[rows].astype(np.int64)
         ps, vs = ps[rows].astype(np.int64), vs[rows].astype(np.int64)
         num = 2 * k + 1 - 2 * pf
@@ -461,6 +476,13 @@ class VectorRaceRules:
         legal = vf * line.sign > 0
         sign = np.where(vf < 0, -1, 1)
         return rows[legal], ((num * sign)[legal], (2 * vf * sign)[legal]), rows[~legal]
+
+
+def _restrict(hits: np.ndarray, t: tuple[np.ndarray, np.ndarray], valid: np.ndarray
+              ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The crossings `hits` (with their t) of moves still valid."""
+    ok = valid[hits]
+    return hits[ok], (t[0][ok], t[1][ok])
 
 
 def _t_at(hits: np.ndarray, t: tuple[np.ndarray, np.ndarray], rows: np.ndarray

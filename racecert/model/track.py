@@ -135,16 +135,23 @@ class Track:
 
     @cached_property
     def surface_arrays(self) -> SurfaceArrays:
-        """Boolean numpy views of the surfaces, indexed [layer, y, x]."""
+        """Boolean numpy views of the surfaces, indexed [layer, y, x].
+
+        Built from the grids as byte arrays (the same answers as `drivable`,
+        `endable` and `is_ramp` per cell: missing elevated cells and spaces are
+        off-track, and an absent elevated grid makes layer 1 all off-track).
+        """
         h, w = self.height, self.width
-        drivable = np.zeros((2, h, w), dtype=bool)
-        endable = np.zeros((2, h, w), dtype=bool)
-        for layer in range(self.layers):
-            for y in range(h):
-                for x in range(w):
-                    drivable[layer, y, x] = self.drivable(layer, x, y)
-                    endable[layer, y, x] = self.endable(layer, x, y)
-        ramp = np.array([[self.is_ramp(x, y) for x in range(w)] for y in range(h)], dtype=bool)
+        chars = np.full((2, h, w), ord("#"), dtype=np.uint8)
+        chars[0] = np.frombuffer("".join(self.ground).encode("ascii"),
+                                 dtype=np.uint8).reshape(h, w)
+        for y, row in enumerate(self.elevated or ()):
+            if y < h and row:
+                chars[1, y, : len(row)] = np.frombuffer(row[:w].encode("ascii"), dtype=np.uint8)
+        chars[chars == ord(" ")] = ord("#")
+        drivable = chars != ord("#")
+        endable = (chars == ord(".")) | (chars == ord("=")) | (chars == ord("/"))
+        ramp = chars[0] == ord("/")
         for a in (drivable, endable, ramp):
             a.setflags(write=False)
         return SurfaceArrays(drivable=drivable, endable=endable, ramp=ramp)

@@ -153,6 +153,10 @@ def layered_bfs(
         if max_depth is not None and depth >= max_depth:
             return _unreachable(mode, total, depth, True, t0)
         frontier = keys_by_layer[-1]
+        # successor keys are packed with their candidate index when that fits (see _new_keys)
+        bits = max(1, (9 * len(frontier)).bit_length())
+        packing = codec.key_bound.bit_length() + bits <= PACK_BITS
+        n_succ = 0
         key_parts: list[np.ndarray] = []
         src_parts: list[np.ndarray] = []
         arrivals: list[tuple[np.ndarray, StateArrays]] = []
@@ -171,7 +175,12 @@ def layered_bfs(
                 if len(a_src):
                     arrivals.append((a_src + lo, a_state))
             if not arrivals:
-                key_parts.append(codec.encode(exp.succ))
+                key = codec.encode(exp.succ)
+                if packing:
+                    key <<= bits
+                    key |= np.arange(n_succ, n_succ + len(key), dtype=np.int64)
+                n_succ += len(key)
+                key_parts.append(key)
                 src_parts.append(exp.src.astype(np.int32) + np.int32(lo))
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
@@ -183,7 +192,7 @@ def layered_bfs(
         succ = np.concatenate(key_parts) if key_parts else np.zeros(0, dtype=np.int64)
         src = np.concatenate(src_parts) if src_parts else np.zeros(0, dtype=np.int32)
         del key_parts, src_parts
-        keys, pos, edge = _new_keys(succ, src, visited, codec.key_bound)
+        keys, pos, edge = _new_keys(succ, src, visited, bits if packing else 0)
         del succ, src
         edges.append(edge)
         visited = np.insert(visited, pos, keys)
@@ -214,25 +223,25 @@ def _layer_states(codec: StateCodec, keys: np.ndarray, depth: int, k: int,
     return s
 
 
-def _new_keys(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, key_bound: int
+def _new_keys(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, b: int
               ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """Deduplicate one layer's successor keys against themselves and `visited` (sorted).
 
     Returns (the new keys, sorted; their insertion points in `visited`; the edges
     (src, dst) into the new layer as int32, dst indexing the new keys).
 
-    The sort is one plain sort of (key << b | candidate index) when that fits in 63
-    bits (numpy's vectorised quicksort, several times faster than an argsort), else an
-    argsort; the sorted run is then scanned in cache-sized slices.
+    With b > 0, `succ` holds (key << b | candidate index), packed by the caller where
+    it fits in 63 bits: one plain in-place sort (numpy's vectorised quicksort, several
+    times faster than an argsort) orders it. With b = 0 it holds plain keys and an
+    argsort is used. The sorted run is then scanned in cache-sized slices.
     """
     n = len(succ)
     if n == 0:
         z = np.zeros(0, dtype=np.int32)
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), (z, z)
-    b = max(1, (n - 1).bit_length())
     packed = None
-    if key_bound.bit_length() + b <= PACK_BITS:
-        packed = (succ << b) | np.arange(n, dtype=np.int64)
+    if b:
+        packed = succ
         packed.sort()
     else:
         order_all = np.argsort(succ)

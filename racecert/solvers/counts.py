@@ -88,6 +88,14 @@ def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
             mod = mod * primes[i] % p
         inv = pow(mod, -1, p) if j else 1
         digits.append((rows[:, j] - acc) % p * inv % p)
+    used = max([j for j, d in enumerate(digits) if d.any()], default=0) + 1
+    if math.prod(primes[:used]) <= 2**63:
+        # every value is below p0 ... p_{used-1} <= 2^63, and every partial sum and term
+        # of d0 + d1 p0 + ... is at most the value: exact in int64
+        acc = np.zeros(len(rows), dtype=np.int64)
+        for j in range(used):
+            acc += digits[j] * math.prod(primes[:j])
+        return acc.tolist()
     out = [0] * len(rows)
     scale = 1
     for j, d in enumerate(digits):
@@ -128,4 +136,4 @@ def sum_residues(rows: np.ndarray, groups: np.ndarray, n_groups: int,
         .astype(np.int64) % primes[j]
         for j in range(len(primes))
     ]
-    return [crt([int(r[g]) for r in per_prime], primes) for g in range(n_groups)]
+    return crt_rows(np.stack(per_prime, axis=1), primes)

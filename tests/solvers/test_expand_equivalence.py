@@ -405,3 +405,15 @@ def test_bfs_chunk_and_slice_boundaries(monkeypatch: pytest.MonkeyPatch, pack_bi
     for name in ("field", "bridge"):
         _check_bfs(_track(name), "exact")
     _check_bfs(parse_track(_random_track(random.Random(5)), "random-5"), "editor")
+
+
+@pytest.mark.parametrize("name", sorted(TRACKS))
+def test_surface_arrays_match_cell_queries(name: str) -> None:
+    track = _track(name)
+    sa = track.surface_arrays
+    for layer in (0, 1):
+        for y in range(track.height):
+            for x in range(track.width):
+                assert sa.drivable[layer, y, x] == track.drivable(layer, x, y), (layer, x, y)
+                assert sa.endable[layer, y, x] == track.endable(layer, x, y), (layer, x, y)
+                assert sa.ramp[y, x] == track.is_ramp(x, y), (x, y)
