@@ -1,0 +1,76 @@
+"""`racecert crosscheck TRACK RESULT.json`: another engine's figures next to racecert's.
+
+Exit status: 0 when everything compared agrees, 1 on any disagreement, 2 on
+bad input (a malformed track or RESULT.json: the message names the file and
+what is wrong). The RESULT.json schema is in docs/crosscheck.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from racecert.analysis import analyze
+from racecert.analysis.library import library_entry
+from racecert.cli.common import progress_bar
+from racecert.model.parse import load_track
+from racecert.verify.crosscheck import Comparison, ResultError, crosscheck, parse_result
+
+EXIT_DISAGREE = 1
+EXIT_BAD_INPUT = 2
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the subcommand to the parser."""
+    c = sub.add_parser("crosscheck", help="compare another engine's RESULT.json with racecert")
+    c.add_argument("track")
+    c.add_argument("result", help="the other engine's results (docs/crosscheck.md)")
+    c.add_argument("--mode", choices=("editor", "exact"), default="exact",
+                   help="racecert's state key to compare against (default exact)")
+    c.add_argument("--json", action="store_true", help="print the comparisons as JSON")
+    c.set_defaults(func=cmd_crosscheck)
+
+
+def format_comparisons(rows: list[Comparison]) -> str:
+    """An aligned table: figure, theirs, ours, verdict, note."""
+    head = ("figure", "theirs", "racecert", "verdict", "note")
+    cells = [head] + [(r.figure, _cut(r.theirs), _cut(r.ours), r.verdict, r.note) for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(4)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row[:4], widths, strict=True))
+                     + ("  " + row[4] if row[4] else "") for row in cells).rstrip()
+
+
+def _cut(s: str, width: int = 40) -> str:
+    return s if len(s) <= width else s[: width - 3] + "..."
+
+
+def cmd_crosscheck(args: argparse.Namespace) -> int:
+    track = load_track(args.track)
+    try:
+        with open(args.result, encoding="utf-8") as fh:
+            data = json.load(fh)
+        other = parse_result(data)
+    except OSError as exc:
+        print(f"error: {args.result}: cannot read: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except json.JSONDecodeError as exc:
+        print(f"error: {args.result}: malformed JSON at line {exc.lineno} column {exc.colno}: "
+              f"{exc.msg}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ResultError as exc:
+        print(f"error: {args.result}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    bar, update = progress_bar(f"analyze {track.name}")
+    try:
+        analysis = analyze(track, args.mode, progress=update)
+    finally:
+        bar.close()
+    rows = crosscheck(track, other, analysis.to_json(), library_entry(analysis))
+    if args.json:
+        print(json.dumps([r.__dict__ for r in rows], indent=2))
+    else:
+        print(format_comparisons(rows) if rows else "nothing to compare: RESULT.json is empty")
+        bad = sum(r.verdict == "disagree" for r in rows)
+        print(f"{len(rows)} compared, {bad} disagreement(s)")
+    return EXIT_DISAGREE if any(r.verdict == "disagree" for r in rows) else 0
