@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from hypothesis import assume, note
 from hypothesis import strategies as st
@@ -241,3 +242,56 @@ def small_tracks(draw: st.DrawFn, *, elevated: bool = True, opening: bool = True
     REJECTIONS["ok"] += 1
     note(text)
     return GeneratedTrack(text, track)
+
+
+# -- hand-built tracks for the rule tests -------------------------------------------------
+
+TRACKS = Path(__file__).resolve().parent.parent / "tracks"
+"""The repository's tracks/ folder (tests do not depend on the working directory)."""
+
+
+def _toml_value(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return f'"{v}"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(i) for i in v) + "]"
+    return str(v)
+
+
+def _grid_text(g: str) -> str:
+    """Drop one leading and one trailing newline (blank elevated rows are kept)."""
+    g = g[1:] if g.startswith("\n") else g
+    return g[:-1] if g.endswith("\n") else g
+
+
+def track_toml(ground: str, *, start: dict[str, object], finish: dict[str, object],
+               car: tuple[int, int] = (1, 1), direction: str = "+x", car_layer: int = 0,
+               elevated: str | None = None, opening: dict[str, object] | None = None,
+               name: str = "hand-built") -> str:
+    """The TOML text of a track; `ground`/`elevated` rows are given without the first newline.
+
+    >>> print(track_toml("###", start={"x": 0, "y": [0, 0], "dir": "+x"},
+    ...                  finish={"x": 1, "y": [0, 0], "dir": "+x"}).splitlines()[4])
+    direction = "+x"
+    """
+    tables: list[tuple[str, dict[str, object]]] = [
+        ("car", {"position": list(car), "direction": direction, "layer": car_layer}),
+        ("start", start), ("finish", finish),
+    ]
+    if opening is not None:
+        tables.append(("opening", opening))
+    out = [f'name = "{name}"\n']
+    for table, d in tables:
+        out.append(f"\n[{table}]\n")
+        out.extend(f"{k} = {_toml_value(v)}\n" for k, v in d.items())
+    out.append(f'\n[map]\nground = """\n{_grid_text(ground)}\n"""\n')
+    if elevated is not None:
+        out.append(f'elevated = """\n{_grid_text(elevated)}\n"""\n')
+    return "".join(out)
+
+
+def make_track(ground: str, **kw: object) -> Track:
+    """Parse `track_toml(ground, **kw)` (raises `TrackError` if the validator rejects it)."""
+    return parse_track(track_toml(ground, **kw).encode(), "<hand-built>")  # type: ignore[arg-type]
