@@ -72,7 +72,9 @@ class _Source:
         first = self.lines[start - 1]
         # Text after the opening quotes on the same line is row 0 only if non-empty.
         m = re.search(r'("""|\'\'\')(.*)$', first)
-        if m and m.group(2).strip():
+        if m is None:  # a one-line string: every row is on the key's line
+            return start
+        if m.group(2).strip():
             return start + row
         return start + 1 + row
 
@@ -212,7 +214,8 @@ def _line(src: _Source, doc: dict[str, Any], key: str, w: int, h: int,
                         f"got {d!r}")
     n_fixed, n_span = (w, h) if fixed == "x" else (h, w)
     if not (0 <= k and k + 1 <= n_fixed - 1):
-        raise src.error(key, fixed, f"line {fixed} = {k} (boundary {k}.5) is off the grid "
+        boundary = f"{k}.5" if k >= 0 else f"-{-k - 1}.5"  # k + 1/2, written exactly
+        raise src.error(key, fixed, f"line {fixed} = {k} (boundary {boundary}) is off the grid "
                         f"(needs 0 <= {fixed} <= {n_fixed - 2})")
     if lo < 0 or hi > n_span - 1:
         raise src.error(key, span, f"span [{lo}, {hi}] is off the grid (0..{n_span - 1})")
@@ -343,6 +346,9 @@ def _check_semantics(src: _Source, t: Track) -> None:
                         f"{t.car.layer} (found {t.char(t.car.layer, x, y)!r})")
     seen = {t.car.position}
     for sx, sy in t.car.slots:
+        if not (0 <= sx < t.width and 0 <= sy < t.height):
+            raise src.error("car", "slots", f"slot ({sx}, {sy}) is off the grid "
+                            f"{t.width}x{t.height}")
         if not t.endable(t.car.layer, sx, sy):
             raise src.error("car", "slots", f"slot ({sx}, {sy}) is not asphalt in layer "
                             f"{t.car.layer}")
@@ -359,9 +365,10 @@ def _check_semantics(src: _Source, t: Track) -> None:
         raise src.error("finish", None, "start and finish are the same line")
     if _lines_intersect(t.start, t.finish):
         raise src.error("finish", None, "start and finish lines intersect")
-    for px, py in (t.car.position, *t.car.slots):
+    for key, (px, py) in (("position", t.car.position), *(("slots", s) for s in t.car.slots)):
         if not t.start.entry_side(px, py):
-            raise src.error("car", "position", f"({px}, {py}) is not on the side from which "
+            what = "slot " if key == "slots" else ""
+            raise src.error("car", key, f"{what}({px}, {py}) is not on the side from which "
                             f"the start line is crossed ({t.start.direction})")
     if reaches_finish_before_start(t):
         raise src.error("finish", None, "the finish line can be crossed without crossing the "
