@@ -186,6 +186,12 @@ def test_bad_characters_name_row_and_column() -> None:
           L_ELEVATED + 1 + 2, "bad character '.' (allowed: '#' ' ' '=' ':' '/')")
 
 
+def test_a_one_line_grid_string_points_at_its_own_line() -> None:
+    grid = BASE[BASE.index('ground = """'):]
+    check(sub(grid, 'ground = "#####\\n#.x.#\\n#####"\n'), "[map].ground row 1 column 2",
+          L_GROUND, "bad character 'x' (allowed: '#' '.' ':' '/')")
+
+
 def test_ground_rows_of_unequal_length() -> None:
     check(sub("#.......#\n#########\n\"\"\"", "#......#\n#########\n\"\"\""),
           "[map].ground row 3 column 8", L_GROUND + 1 + 3,

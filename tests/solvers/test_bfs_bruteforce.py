@@ -29,8 +29,9 @@ from tests.strategies import GeneratedTrack, small_tracks
 
 DEPTH_CAP = 14
 MAX_NODES = 300_000
-PROPERTY = settings(max_examples=250, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+# 250 random tracks per property (2.5x that under HYPOTHESIS_PROFILE=thorough).
+PROPERTY = settings(max_examples=max(250, settings.default.max_examples * 5 // 2),
+                    deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def finals(r: BfsResult) -> dict[tuple[int, int, int, int, int], int]:
