@@ -32,6 +32,7 @@ from racecert.model.track import DIRECTION_VECTORS, Line, Track
 ACCELERATIONS: tuple[tuple[int, int], ...] = tuple(
     (ax, ay) for ay in (-1, 0, 1) for ax in (-1, 0, 1)
 )
+_BOX_PLAIN, _NO_RAMP, _RAMP = 0, 1, 2  # how a slow candidate's validity is decided
 _AX = np.array([a[0] for a in ACCELERATIONS], dtype=np.int32)
 _AY = np.array([a[1] for a in ACCELERATIONS], dtype=np.int32)
 
@@ -222,8 +223,13 @@ class VectorRaceRules:
        capped so that the next ring is still on the grid (so q is too).
     2. *box*: the same argument with the move's exact bounding box, by a summed-area
        table of plain cells.
-    3. *walk*: the remaining moves (near walls or ramps) walk their touched cells with the
-       layer rules, using per-velocity offset tables built on demand.
+    3. *row intervals*: a move whose box holds no ramp cannot change layer, so it is valid
+       iff every touched cell is drivable in its layer. The touched cells of one row (of
+       one column, for steep moves) form a contiguous run, so per-velocity tables of
+       those runs and per-row (per-column) prefix sums of off-track cells answer each run
+       in O(1): min(|v'x|, |v'y|) + 1 runs per move.
+    4. *walk*: the moves whose box holds a ramp walk their touched cells with the layer
+       rules, using per-velocity offset tables built on demand.
 
     Line crossings are only evaluated for moves whose fixed coordinate straddles the
     line, and the layer at the crossing is looked up in the walk for walked moves (the
@@ -246,7 +252,18 @@ class VectorRaceRules:
         sat[:, 1:, 1:] = plain.astype(np.int32).cumsum(1).cumsum(2)
         self._plain_sat = sat.ravel()
         self._clearance = _clearance(plain, self._CLEARANCE_CAP).ravel()
+        self._ramp_sat = np.zeros((track.height + 1, track.width + 1), dtype=np.int32)
+        self._ramp_sat[1:, 1:] = sa.ramp.astype(np.int32).cumsum(0).cumsum(1)
+        self._ramp_sat = self._ramp_sat.ravel()
+        off = ~sa.drivable
+        # off-track cells before column x in row y of a layer: [layer, y, x], x in 0..w
+        row = np.zeros((2, track.height, track.width + 1), dtype=np.int32)
+        row[:, :, 1:] = off.cumsum(2)
+        col = np.zeros((2, track.width, track.height + 1), dtype=np.int32)
+        col[:, :, 1:] = off.transpose(0, 2, 1).cumsum(2)
+        self._row_off, self._col_off = row.ravel(), col.ravel()
         self._offsets: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._runs: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def initial_state(self) -> CarState:
         x, y = self.track.car.position
@@ -294,10 +311,14 @@ class VectorRaceRules:
         wrows = np.zeros(0, dtype=np.int64)
         walk_layers = walk_offs = None
         if len(slow):
-            slow, need = self._slow_filter(slow, px, py, vx, vy, layer0)
-            box_ok = slow[~need]
+            slow, how = self._slow_filter(slow, px, py, vx, vy, layer0)
+            box_ok = slow[how == _BOX_PLAIN]
             valid[box_ok] = self._endable_flat[qcell[box_ok]]
-            wrows = slow[need]
+            runs = slow[how == _NO_RAMP]
+            if len(runs):
+                valid[runs] = self._endable_flat[qcell[runs]] & self._runs_drivable(
+                    px[runs], py[runs], vx[runs], vy[runs], layer0[runs])
+            wrows = slow[how == _RAMP]
             if len(wrows):
                 w_ok, w_end, walk_layers, walk_offs = self._walk(
                     px[wrows], py[wrows], vx[wrows], vy[wrows], layer0[wrows])
@@ -354,9 +375,11 @@ class VectorRaceRules:
     def _slow_filter(self, idx: np.ndarray, px: np.ndarray, py: np.ndarray, vx: np.ndarray,
                      vy: np.ndarray, layer0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Candidates `idx` that failed the clearance test: drop those that cannot be valid
-        (q off the grid or not asphalt in any layer), mark those that need a walk.
+        (q off the grid or not asphalt in any layer) and classify the rest by their
+        bounding box: `_BOX_PLAIN` (all plain: valid up to q's surface), `_NO_RAMP`
+        (off-track cells but no ramp: row-interval test), `_RAMP` (walk).
 
-        Returns (surviving indices, needs-walk flags).
+        Returns (surviving indices, their classes as int8).
         """
         t = self.track
         w, h = t.width, t.height
@@ -372,7 +395,69 @@ class VectorRaceRules:
         base = lay * ((h + 1) * sw)
         box = (sat[base + y1 * sw + x1] - sat[base + y0 * sw + x1]
                - sat[base + y1 * sw + x0] + sat[base + y0 * sw + x0])
-        return idx, box != (x1 - x0) * (y1 - y0)
+        how = np.where(box == (x1 - x0) * (y1 - y0), _BOX_PLAIN, _NO_RAMP).astype(np.int8)
+        if self._has_ramps:
+            rs = self._ramp_sat
+            ramps = (rs[y1 * sw + x1] - rs[y0 * sw + x1] - rs[y1 * sw + x0] + rs[y0 * sw + x0])
+            how[ramps > 0] = _RAMP
+        return idx, how
+
+    def _run_table(self, vx: int, vy: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Touched cells of velocity (vx, vy) as runs: (offset along the minor axis, first
+        and last offset along the major axis) per run, the major axis being x when
+        |vx| >= |vy| (one run per row), else y (one run per column). Cached.
+
+        """
+        got = self._runs.get((vx, vy))
+        if got is None:
+            rows = abs(vx) >= abs(vy)
+            spans: dict[int, list[int]] = {}
+            for dx, dy, _ in touched_offsets(vx, vy):
+                minor, major = (dy, dx) if rows else (dx, dy)
+                spans.setdefault(minor, []).append(major)
+            for majors in spans.values():  # contiguous runs: what the O(1) test relies on
+                if max(majors) - min(majors) + 1 != len(majors):
+                    raise AssertionError(f"touched cells of {(vx, vy)} are not row runs")
+            keys = sorted(spans)
+            got = (np.array(keys, dtype=np.int32),
+                   np.array([min(spans[k]) for k in keys], dtype=np.int32),
+                   np.array([max(spans[k]) for k in keys], dtype=np.int32))
+            self._runs[(vx, vy)] = got
+        return got
+
+    def _runs_drivable(self, px: np.ndarray, py: np.ndarray, vx: np.ndarray, vy: np.ndarray,
+                       layer: np.ndarray) -> np.ndarray:
+        """Whether every touched cell of each move is drivable in `layer` (by row runs)."""
+        t = self.track
+        w, h = t.width, t.height
+        ok = np.ones(len(px), dtype=bool)
+        rows = np.abs(vx) >= np.abs(vy)
+        for along_x in (True, False):
+            sel = np.flatnonzero(rows == along_x)
+            if not len(sel):
+                continue
+            uniq, inv = _velocity_groups(vx[sel], vy[sel])
+            tables = [self._run_table(ux, uy) for ux, uy in uniq]
+            n_runs = max(len(tb[0]) for tb in tables)
+            minor = np.empty((len(tables), n_runs), dtype=np.int32)
+            first = np.empty((len(tables), n_runs), dtype=np.int32)
+            last = np.empty((len(tables), n_runs), dtype=np.int32)
+            for i, (a, lo, hi) in enumerate(tables):  # pad by repeating the last run
+                k = len(a)
+                minor[i, :k], minor[i, k:] = a, a[-1]
+                first[i, :k], first[i, k:] = lo, lo[-1]
+                last[i, :k], last[i, k:] = hi, hi[-1]
+            minor, first, last = minor[inv], first[inv], last[inv]
+            if along_x:  # a run is row py + minor, columns px + first .. px + last
+                line = (layer[sel] * h + py[sel])[:, None] + minor
+                pre, stride, start = self._row_off, w + 1, px[sel][:, None]
+            else:  # a run is column px + minor, rows py + first .. py + last
+                line = (layer[sel] * w + px[sel])[:, None] + minor
+                pre, stride, start = self._col_off, h + 1, py[sel][:, None]
+            base = line * stride + start
+            off = pre[base + last + 1] - pre[base + first]  # >= 0: off-track cells in a run
+            ok[sel] = off.sum(axis=1) == 0
+        return ok
 
     def _touched(self, vx: int, vy: int) -> tuple[np.ndarray, np.ndarray]:
         """Touched-cell offsets of velocity (vx, vy) as two int32 arrays (cached)."""
@@ -387,11 +472,8 @@ class VectorRaceRules:
     def _offset_tables(self, vx: np.ndarray, vy: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per move: touched offsets padded with the last cell, and the number of cells."""
-        b = self.track.width + self.track.height
-        vid = (vy.astype(np.int64) + b) * (2 * b + 1) + (vx + b)
-        uniq, inv = _unique_inverse(vid)
-        cells = [self._touched(int(u % (2 * b + 1)) - b, int(u // (2 * b + 1)) - b)
-                 for u in uniq.tolist()]
+        uniq, inv = _velocity_groups(vx, vy)
+        cells = [self._touched(ux, uy) for ux, uy in uniq]
         length = max(len(c[0]) for c in cells)
         tx = np.empty((len(cells), length), dtype=np.int32)
         ty = np.empty((len(cells), length), dtype=np.int32)
@@ -417,16 +499,16 @@ class VectorRaceRules:
         valid = np.ones(len(px), dtype=bool)
         layers = np.empty((len(px), length), dtype=np.int8)
         prev_ramp = np.zeros(len(px), dtype=bool)
+        w, h = self.track.width, self.track.height
+        drivable = self._drivable.ravel()
+        ramp = self._ramp.ravel()
         for i in range(length):
-            cx, cy = px + offx[:, i], py + offy[:, i]
-            here = self._drivable[cur, cy, cx]
-            if self._has_ramps:
-                switch = ~here & prev_ramp & self._drivable[1 - cur, cy, cx]
-                valid &= here | switch
-                cur = np.where(switch, 1 - cur, cur)
-                prev_ramp = self._ramp[cy, cx]
-            else:
-                valid &= here
+            cell = (py + offy[:, i]) * w + (px + offx[:, i])
+            here = drivable[cur * (h * w) + cell]
+            switch = ~here & prev_ramp & drivable[(1 - cur) * (h * w) + cell]
+            valid &= here | switch
+            cur = np.where(switch, 1 - cur, cur)
+            prev_ramp = ramp[cell]
             layers[:, i] = cur
         return valid, cur, layers, (offx, offy)
 
@@ -492,15 +574,23 @@ def _t_at(hits: np.ndarray, t: tuple[np.ndarray, np.ndarray], rows: np.ndarray
     return t[0][i], t[1][i]
 
 
-def _unique_inverse(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique values of `a` and, per element, its index among them (sort based)."""
-    order = np.argsort(a, kind="stable")
-    s = a[order]
-    first = np.ones(len(s), dtype=bool)
-    first[1:] = s[1:] != s[:-1]
-    inv = np.empty(len(a), dtype=np.int64)
-    inv[order] = np.cumsum(first) - 1
-    return s[first], inv
+def _velocity_groups(vx: np.ndarray, vy: np.ndarray
+                     ) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The distinct velocities of a batch and, per move, the index of its velocity.
+
+    Velocities are small, so a dense (2V+1)^2 table replaces a sort.
+
+    >>> _velocity_groups(np.array([1, -2, 1]), np.array([0, 3, 0]))
+    ([(1, 0), (-2, 3)], array([0, 1, 0]))
+    """
+    v = int(max(np.abs(vx).max(), np.abs(vy).max()))
+    side = 2 * v + 1
+    vid = (vy.astype(np.int64) + v) * side + (vx + v)
+    present = np.flatnonzero(np.bincount(vid, minlength=side * side))
+    index = np.full(side * side, -1, dtype=np.int64)
+    index[present] = np.arange(len(present))
+    return ([(int(p % side) - v, int(p // side) - v) for p in present.tolist()],
+            index[vid])
 
 
 def _clearance(plain: np.ndarray, cap: int) -> np.ndarray:
