@@ -233,7 +233,7 @@ class VectorRaceRules:
 
     Line crossings are only evaluated for moves whose fixed coordinate straddles the
     line, and the layer at the crossing is looked up in the walk for walked moves (the
-    layer cannot change on the first two paths).
+    layer cannot change on the first three paths).
     """
 
     _CLEARANCE_CAP = 64  # largest clearance radius computed; faster moves use the box test
