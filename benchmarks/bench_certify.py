@@ -39,9 +39,9 @@ def _bundled() -> str:
             f"{c.exact.seconds + c.editor.seconds:.2f} | {by['move validity'].seconds:.2f} | "
             f"{by['m*'].seconds:.2f} | {by['optimal_count'].seconds:.2f} | {cont:.2f} | "
             f"{c.seconds:.1f} | {v} |")
-    lines.append(f"\nAll bundled tracks: {total:.1f} s (target: 300 s). Verdicts per check in "
-                 "order geometry, m*, count, continuity race, continuity editor: A agree, "
-                 "D disagree, n not-applicable.")
+    lines.append(f"\nAll bundled tracks: {total:.1f} s (target: 300 s). Verdicts: one letter per "
+                 "check in certificate order (geometry, m*, count, continuity race and editor, "
+                 "then plugged-in checks): A agree, D disagree, n not-applicable.")
     return "\n".join(lines)
 
 
