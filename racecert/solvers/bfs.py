@@ -153,6 +153,9 @@ def layered_bfs(
         if max_depth is not None and depth >= max_depth:
             return _unreachable(mode, total, depth, True, t0)
         frontier = keys_by_layer[-1]
+        if 9 * len(frontier) >= 2**31:
+            raise ValueError(f"layer {depth} has {len(frontier):,} states: its moves do not "
+                             "fit the int32 edge arrays")
         # successor keys are packed with their candidate index when that fits (see _new_keys)
         bits = max(1, (9 * len(frontier)).bit_length())
         packing = codec.key_bound.bit_length() + bits <= PACK_BITS
@@ -163,9 +166,8 @@ def layered_bfs(
         for lo in range(0, len(frontier), CHUNK):
             batch = first if depth == 0 else _layer_states(codec, frontier[lo: lo + CHUNK],
                                                            depth, k, mode)
-            if mode == "editor" and k:
-                batch = StateArrays(*batch.fields()[:6],
-                                    np.full(len(batch), min(depth, k), dtype=np.int32))
+            if depth == 0 and mode == "editor" and k:  # later layers: see _layer_states
+                batch = StateArrays(*batch.fields()[:6], np.zeros(1, dtype=np.int32))
             exp = rules.expand(batch)
             if len(exp.arrive_src):
                 a_src, a_state = exp.arrive_src, exp.arrive_state
@@ -265,10 +267,14 @@ def _new_keys(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, b: int
         np.not_equal(skeys[1:], skeys[:-1], out=head[1:])
         hidx = np.flatnonzero(head)
         uniq = skeys[hidx]
-        pos = np.searchsorted(visited, uniq)
+        # search only the part of `visited` within this slice's key range (cache-sized)
+        v_lo, v_hi = np.searchsorted(visited, (uniq[0], uniq[-1] + 1)) if len(uniq) else (0, 0)
+        near = visited[v_lo:v_hi]
+        pos = np.searchsorted(near, uniq)
         found = np.zeros(len(uniq), dtype=bool)
-        inside = np.flatnonzero(pos < len(visited))
-        found[inside] = visited[pos[inside]] == uniq[inside]
+        inside = np.flatnonzero(pos < len(near))
+        found[inside] = near[pos[inside]] == uniq[inside]
+        pos += v_lo
         new = np.flatnonzero(~found)
         # index in the new layer of each group head (-1: visited before); slot 0 of
         # `head_dst` stands for a group continued from the previous slice
