@@ -147,6 +147,9 @@ def layered_bfs(
     keys_by_layer = [codec.encode(first)]
     visited = keys_by_layer[0].copy()
     edges: list[tuple[np.ndarray, np.ndarray]] = []
+    # scratch buffers for one layer's successors, reused (fresh memory costs page faults)
+    buf_keys = np.empty(0, dtype=np.int64)
+    buf_src = np.empty(0, dtype=np.int32)
     total = 1
     depth = 0
     while True:
@@ -159,9 +162,12 @@ def layered_bfs(
         # successor keys are packed with their candidate index when that fits (see _new_keys)
         bits = max(1, (9 * len(frontier)).bit_length())
         packing = codec.key_bound.bit_length() + bits <= PACK_BITS
+        if len(buf_keys) < 9 * len(frontier):
+            size = max(9 * len(frontier), 2 * len(buf_keys))
+            buf_keys = buf_src = None  # free the old buffers first
+            buf_keys = np.empty(size, dtype=np.int64)
+            buf_src = np.empty(size, dtype=np.int32)
         n_succ = 0
-        key_parts: list[np.ndarray] = []
-        src_parts: list[np.ndarray] = []
         arrivals: list[tuple[np.ndarray, StateArrays]] = []
         for lo in range(0, len(frontier), CHUNK):
             batch = first if depth == 0 else _layer_states(codec, frontier[lo: lo + CHUNK],
@@ -178,12 +184,13 @@ def layered_bfs(
                     arrivals.append((a_src + lo, a_state))
             if not arrivals:
                 key = codec.encode(exp.succ)
+                end = n_succ + len(key)
                 if packing:
                     key <<= bits
-                    key |= np.arange(n_succ, n_succ + len(key), dtype=np.int64)
-                n_succ += len(key)
-                key_parts.append(key)
-                src_parts.append(exp.src.astype(np.int32) + np.int32(lo))
+                    key |= np.arange(n_succ, end, dtype=np.int64)
+                buf_keys[n_succ:end] = key
+                np.add(exp.src, lo, out=buf_src[n_succ:end], casting="unsafe")
+                n_succ = end
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
             a_state = StateArrays.concat([s for _, s in arrivals])
@@ -191,11 +198,8 @@ def layered_bfs(
                                                depth + 1, first, k, mode)
             return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
                              depth + 1, False, time.perf_counter() - t0, per_arrival)
-        succ = np.concatenate(key_parts) if key_parts else np.zeros(0, dtype=np.int64)
-        src = np.concatenate(src_parts) if src_parts else np.zeros(0, dtype=np.int32)
-        del key_parts, src_parts
-        keys, pos, edge = _new_keys(succ, src, visited, bits if packing else 0)
-        del succ, src
+        keys, pos, edge = _new_keys(buf_keys[:n_succ], buf_src[:n_succ], visited,
+                                    bits if packing else 0)
         edges.append(edge)
         visited = np.insert(visited, pos, keys)
         if prune is not None and max_depth is not None:
@@ -234,8 +238,9 @@ def _new_keys(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, b: int
 
     With b > 0, `succ` holds (key << b | candidate index), packed by the caller where
     it fits in 63 bits: one plain in-place sort (numpy's vectorised quicksort, several
-    times faster than an argsort) orders it. With b = 0 it holds plain keys and an
-    argsort is used. The sorted run is then scanned in cache-sized slices.
+    times faster than an argsort) orders it, so `succ` is scratch. With b = 0 it holds
+    plain keys and an argsort is used. The sorted run is then scanned in cache-sized
+    slices.
     """
     n = len(succ)
     if n == 0:

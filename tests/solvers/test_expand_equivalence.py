@@ -15,6 +15,7 @@ tracks, in both keys.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from fractions import Fraction
@@ -417,3 +418,19 @@ def test_surface_arrays_match_cell_queries(name: str) -> None:
                 assert sa.drivable[layer, y, x] == track.drivable(layer, x, y), (layer, x, y)
                 assert sa.endable[layer, y, x] == track.endable(layer, x, y), (layer, x, y)
                 assert sa.ramp[y, x] == track.is_ramp(x, y), (x, y)
+
+
+def test_crt_rows_matches_scalar_crt() -> None:
+    """The vectorised CRT (both its int64 and its Python-int path) against `crt`."""
+    import numpy as np
+
+    from racecert.solvers.counts import crt, crt_rows, primes_below_2_31
+
+    primes = primes_below_2_31(4)
+    rng = random.Random(7)
+    values = [0, 1, 2**62 - 1, 2**62, 2**63 + 5, math.prod(primes) - 1]
+    values += [rng.randrange(2**k) for k in (10, 40, 61, 62, 63, 64, 90, 123) for _ in range(5)]
+    for group in (values[:3], values):  # small values only: the int64 path; then mixed
+        rows = np.array([[v % p for p in primes] for v in group], dtype=np.int64)
+        assert crt_rows(rows, primes) == group
+        assert [crt([int(r) for r in row], primes) for row in rows] == group
