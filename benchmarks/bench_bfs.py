@@ -220,8 +220,10 @@ def section() -> str:
         *profile,
         "",
         "How: validity by a per-cell clearance table (largest all-plain square), then the "
-        "move's bounding box by a summed-area table, so only moves near walls or ramps walk "
-        "their cells; line crossings only for moves straddling a line; layers kept as "
+        "move's bounding box by a summed-area table; only moves whose box meets a wall are "
+        "checked cell by cell, by per-velocity row runs against per-row prefix sums (a full "
+        "walk with the layer rules only when a ramp lies in the box); line crossings only "
+        "for moves straddling a line; layers kept as "
         "sorted int64 keys and expanded in chunks of 2^14 states (cache-sized temporaries); "
         "one in-place sort of key·2^b + candidate index per layer instead of an argsort; "
         "int32 edges; exact counts by residues modulo 31-bit primes and the CRT.",
