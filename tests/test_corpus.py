@@ -1,8 +1,9 @@
 """The bundled track corpus: every track parses, tracks/README.md matches the analysis,
 and each track has the property it is bundled for.
 
-The README table is parsed here independently of tracks/make_readme.py (which wrote it),
-and its m*, optimal count and final-state count are compared, mode by mode, with a fresh
+The README tables are parsed here independently of tracks/make_readme.py (which wrote
+them), and every figure in them (m*, counts, computed kind, yellow / green / blue lengths
+and ties, coverage, continuity, m_cont, score) is compared, mode by mode, with a fresh
 `racecert.analysis.analyze`. Hand-worked tracks are checked against numbers derived by
 hand in tracks/README.md, not against the engine.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -67,11 +69,10 @@ def _load_make_readme():
     return module
 
 
-def parse_table(text: str) -> dict[str, dict[str, str]]:
-    """{file name: {header: cell}} from the generated table of tracks/README.md."""
-    m = re.search(r"<!-- track-table:begin[^>]*-->\n(.*?)\n<!-- track-table:end -->", text,
-                  re.S)
-    assert m, "tracks/README.md has no generated track table"
+def parse_table(text: str, marker: str = "track-table") -> dict[str, dict[str, str]]:
+    """{file name: {header: cell}} from a generated table of tracks/README.md."""
+    m = re.search(rf"<!-- {marker}:begin[^>]*-->\n(.*?)\n<!-- {marker}:end -->", text, re.S)
+    assert m, f"tracks/README.md has no generated {marker}"
     lines = [ln for ln in m.group(1).splitlines() if ln.strip()]
 
     def cells(line: str) -> list[str]:
@@ -113,10 +114,12 @@ def test_parse_table_and_mode_value() -> None:
 
 
 TABLE = parse_table(README.read_text(encoding="utf-8"))
+PIPELINE = parse_table(README.read_text(encoding="utf-8"), "pipeline-table")
 
 
-def test_every_track_is_in_the_table_and_nothing_else() -> None:
+def test_every_track_is_in_the_tables_and_nothing_else() -> None:
     assert sorted(TABLE) == TRACK_FILES
+    assert sorted(PIPELINE) == TRACK_FILES
 
 
 @pytest.mark.parametrize("name", TRACK_FILES)
@@ -133,7 +136,7 @@ def test_table_row_matches_analysis(name: str) -> None:
     assert modes[0] == "exact"
     assert set(modes) == ({"exact", "editor"} if t.opening else {"exact"})
     assert row["name"] == t.name
-    assert row["kind"] == (t.kind or "—")
+    assert row["declared kind"] == (t.kind or "—")
     assert row["size"].split(",")[0] == f"{t.width}×{t.height}"
     for mode in modes:
         j = analysis(name, mode)
@@ -143,12 +146,85 @@ def test_table_row_matches_analysis(name: str) -> None:
         assert mode_value(row["final states"], mode) == str(j["final_states"]), (name, mode)
 
 
+def radical_text(cell: str) -> str:
+    """A table length ("38 + 4√2 + √5") back in `RadicalSum` text form."""
+    return re.sub(r"√(\d+)", r"sqrt(\1)", re.sub(r"(\d+)√(\d+)", r"\1*sqrt(\2)", cell))
+
+
+def test_radical_text() -> None:
+    assert radical_text("38 + 4√2 + √5") == "38 + 4*sqrt(2) + sqrt(5)"
+    assert radical_text("8") == "8"
+
+
+def percent_of(cell: str) -> Fraction:
+    """'P %' (two decimals) as an exact Fraction."""
+    m = re.fullmatch(r"(\d+\.\d\d) %", cell)
+    assert m, cell
+    return Fraction(m.group(1))
+
+
+def expected_pipeline_cells(j: dict[str, Any]) -> dict[str, str | None]:
+    """Per pipeline column, the value the analysis JSON `j` gives (None: cell must be —)."""
+    out: dict[str, str | None] = {"kind (computed)": j["kind"]}
+    for name in ("yellow", "green", "blue"):
+        d = j[name]
+        if name == "yellow":
+            out["yellow moves"] = None if d is None else str(d["moves"])
+        else:
+            out[f"{name} ties"] = None if d is None else d["ties"]
+        out[f"{name} length"] = None if d is None else d["length_exact"]
+    out["m_cont"] = None if j["m_cont"] is None else str(j["m_cont"])
+    return out
+
+
+@pytest.mark.parametrize("name", TRACK_FILES)
+def test_pipeline_row_matches_analysis(name: str) -> None:
+    row = PIPELINE[name]
+    modes = [m.strip() for m in TABLE[name]["modes"].split(",")]
+    for mode in modes:
+        j = analysis(name, mode)
+        cell = {h: mode_value(row[h], mode) for h in row if h != "file"}
+        for header, want in expected_pipeline_cells(j).items():
+            got = cell[header]
+            if header.endswith("length") and got != "—":
+                got = radical_text(got)
+            assert got == ("—" if want is None else want), (name, mode, header)
+        cov = j["coverage"]
+        if cov is None:
+            assert cell["red coverage"] == "—"
+        else:
+            counts, pct = cell["red coverage"].split(" = ")
+            assert counts == f"{cov['touched_cells']}/{cov['drivable_cells']}"
+            assert Fraction(cov["red"]) == Fraction(cov["touched_cells"], cov["drivable_cells"])
+            assert percent_of(pct) == round(100 * Fraction(cov["red"]), 2)  # half to even
+        if j["kind"] != "circuit" or j["continuable_count"] is None:
+            assert cell["continuable (race rule)"] == "—"
+        else:
+            m = re.fullmatch(r"(\d+) = (\S+ %)(?:; certification (\d+))?",
+                             cell["continuable (race rule)"])
+            assert m, cell["continuable (race rule)"]
+            assert m.group(1) == j["continuable_count"]
+            frac = Fraction(int(j["continuable_count"]), int(j["optimal_count"]))
+            assert percent_of(m.group(2)) == round(100 * frac, 2)
+            assert (m.group(3) or j["continuable_count"]) == j["continuable_count_editor"]
+        s = j["score"]
+        if s is None:
+            assert cell["score"] == "—"
+        else:
+            m = re.fullmatch(r"(\d+\.\d\d) (\w+)(, capped)?", cell["score"])
+            assert m, cell["score"]
+            assert float(m.group(1)) == s["total"] and m.group(2) == s["band"]
+            assert bool(m.group(3)) == s["capped"]
+
+
 def test_table_is_what_the_generator_writes() -> None:
-    """Guards columns added later: the whole table must be regenerated, not hand-edited."""
+    """Guards columns added later: the whole tables must be regenerated, not hand-edited."""
     mr = _load_make_readme()
     rows = [mr.TrackRow(TRACKS / n, track(n), {m: analysis(n, m) for m in mr.modes_for(track(n))})
             for n in TRACK_FILES]
-    assert mr.table_text(README.read_text(encoding="utf-8")) == mr.render_table(rows)
+    text = README.read_text(encoding="utf-8")
+    for (begin, end), table in mr.render_tables(rows).items():
+        assert mr.table_text(text, begin, end) == table
 
 
 # -- the corpus the project promises ---------------------------------------------------------
