@@ -3,21 +3,81 @@
 `section()` returns a markdown section for BENCHMARKS.md (collected by
 benchmarks/run.py). Each track is analysed once in this process after one
 warm-up run of the smallest track; the times are `Analysis.timings`.
+
+Large tracks (issue #3's target): the full analysis of the open 200x200 track
+of `benchmarks/generate.py` (`open_area()`) against its bare layered BFS
+(`layered_bfs(track, "exact")`, no bound), both measured in this same process,
+alternately, RUNS times each; the target is analysis <= 3 x bare BFS (median
+of each).
 """
 
 from __future__ import annotations
 
+import os
 import platform
+import statistics
 import time
 from pathlib import Path
 
-from racecert.analysis import analyze
-from racecert.model.parse import load_track
+from benchmarks.generate import corridor, open_area
+from racecert.analysis import Analysis, analyze
+from racecert.model.parse import load_track, parse_track
+from racecert.model.track import Track
+from racecert.solvers.bfs import layered_bfs
 from racecert.solvers.dijkstra import shortest_trajectory
 from racecert.verify.radicals import RadicalSum
 
 TRACKS = ("tiny_straight", "4_esquinas", "ocho", "espiral", "candelabro", "llanura")
 STEPS = ("yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score")
+STEP_NAMES = {"yellow": "yellow (Dijkstra, bound + exact search)",
+              "bfs": "bounded BFS (yellow's moves, envelope pruning)",
+              "laps": "laps / aptitude", "continuity": "continuity",
+              "representatives": "green / blue DP", "coverage": "red coverage",
+              "score": "score"}
+RUNS = 3
+TARGET_RATIO = 3.0
+# name -> (track source, target ratio to the bare BFS or None when the issue sets none)
+LARGE = {"open 200×200": (open_area, TARGET_RATIO), "corridor 1000×5": (corridor, None)}
+
+
+def _timed(fn):  # type: ignore[no-untyped-def]
+    t0 = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - t0, value
+
+
+def large_track_rows(name: str, track: Track) -> tuple[list[str], float, float]:
+    """Per-step median times of the full analysis vs the bare BFS of `track`.
+
+    Returns the table rows, the median bare BFS time and the median analysis time.
+    """
+    bare: list[float] = []
+    runs: list[Analysis] = []
+    for _ in range(RUNS):
+        t, r = _timed(lambda: layered_bfs(track, "exact"))
+        bare.append(t)
+        runs.append(analyze(track))
+    b = statistics.median(bare)
+    total = statistics.median(a.seconds for a in runs)
+    a = runs[0]
+    if any(x.bfs.optimal_count != r.optimal_count or x.bfs.m_star != r.m_star for x in runs):
+        raise AssertionError(f"{name}: analysis and bare BFS disagree on m* or the count")
+    rows = [f"| {name}: bare BFS (`layered_bfs`, unbounded) | {b:.3f} | "
+            f"{r.states_explored:,} states | 1.00 |"]
+    for step in STEPS:
+        t = statistics.median(x.timings.get(step, 0.0) for x in runs)
+        detail = ""
+        if step == "yellow":
+            detail = (f"{a.yellow.states_settled:,} states settled in {a.yellow.rounds:,} "
+                      f"rounds, {a.yellow.moves} moves")
+        elif step == "bfs":
+            detail = f"{a.bound.states_explored_bounded:,} states"
+        elif step == "continuity" and a.continuity is not None:
+            detail = f"{a.continuity.states_explored:,} states"
+        rows.append(f"| {name}: {STEP_NAMES[step]} | {t:.3f} | {detail} | {t / b:.2f} |")
+    rows.append(f"| **{name}: full analysis** | **{total:.3f}** | m* = {a.bfs.m_star}, "
+                f"{a.bfs.optimal_count:,} optimal | **{total / b:.2f}** |")
+    return rows, b, total
 
 
 def _root() -> Path:
@@ -51,6 +111,23 @@ def section() -> str:
             times[sel] = (time.perf_counter() - t0, y)
         yellow_rows.append(f"| {name} | {times['exact'][1].moves} | {times['exact'][0]:.3f} | "
                            f"{times['editor'][0]:.3f} | {times['exact'][1].states_settled:,} |")
+    large = ["| case / step | median s | size | × bare BFS |", "|---|---|---|---|"]
+    verdicts = []
+    for name, (make, target) in LARGE.items():
+        track = parse_track(make().encode(), f"{name}.toml")
+        part, bare, total = large_track_rows(name, track)
+        large += part
+        ratio = total / bare
+        line = f"- {name}: full analysis {total:.3f} s = {ratio:.2f} × the bare BFS ({bare:.3f} s)"
+        if target is None:
+            line += ": no target set (reported only)."
+        elif ratio <= target:
+            line += f": target ≤ {target:g} × **met**."
+        else:
+            line += (f": target ≤ {target:g} × **not met** (gap "
+                     f"{total - target * bare:.3f} s).")
+        verdicts.append(line)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     return "\n".join([
         "## Analysis pipeline",
         "",
@@ -62,6 +139,29 @@ def section() -> str:
         "Yellow (Dijkstra) alone, exact vs editor selection:",
         "",
         *yellow_rows,
+        "",
+        "### Large tracks: full pipeline vs bare BFS (issue #3)",
+        "",
+        f"The generated tracks of `benchmarks/generate.py`, in this process: {RUNS} "
+        "alternating runs of the bare BFS (`layered_bfs(track, \"exact\")`, no bound) and "
+        "of the full `analyze(track)`; median seconds per step and their ratio to the "
+        f"median bare BFS. Load average at the end: {load}.",
+        "",
+        *large,
+        "",
+        *verdicts,
+        "",
+        "What each step does on the open area: yellow first runs a cheap best-first search "
+        "for an upper bound on the shortest length and then the certified Dijkstra, which "
+        "drops the moves that cannot arrive within that bound (measured once by hand, not "
+        "rerun here: without the bound it settles 13,175,880 states, 82 s with the "
+        "sorted-array id map and 254 s with the former dict-based map); the bounded BFS "
+        "explores only the states the envelope bound keeps (the bare BFS explores them all); "
+        "red coverage packs each DAG move into one int64 key. On the corridor the bound "
+        "search gives up (its budget is 16 settled states per drivable cell: every speed "
+        "profile along the corridor is equally short, so the bound would keep them all), and "
+        "yellow is limited by its number of rounds, one per unit of length (the batch window "
+        "is 1, the shortest move), against the 45 layers of the BFS.",
         "",
     ])
 

@@ -42,31 +42,58 @@ def drivable_cells(track: Track) -> int:
     return int(track.surface_arrays.drivable.any(axis=0).sum())
 
 
-def dag_moves(dag: OptimalDag) -> np.ndarray:
-    """Distinct moves (px, py, vx, vy) of the DAG, arrivals included, as an (n, 4) array."""
+def dag_moves(dag: OptimalDag, width: int, height: int) -> np.ndarray:
+    """Distinct moves of the DAG, arrivals included, as sorted int64 keys (`move_keys`).
+
+    One key per move (start position, new velocity) instead of an (n, 4) array:
+    a 1-D `np.unique` is several times faster than `np.unique(axis=0)` on the
+    hundreds of thousands of moves of a large open track.
+    """
     parts = []
     for t, (src, dst) in enumerate(dag.edges):
         a, b = dag.layers[t], dag.layers[t + 1]
-        parts.append(np.stack((a.x[src], a.y[src], b.vx[dst], b.vy[dst]), axis=1))
+        parts.append(move_keys(a.x[src], a.y[src], b.vx[dst], b.vy[dst], width, height))
     a = dag.layers[-1]
     s = dag.arrive_src
-    parts.append(np.stack((a.x[s], a.y[s], dag.arrive_state.vx, dag.arrive_state.vy), axis=1))
-    return np.unique(np.concatenate(parts).astype(np.int64), axis=0)
+    parts.append(move_keys(a.x[s], a.y[s], dag.arrive_state.vx, dag.arrive_state.vy,
+                           width, height))
+    return np.unique(np.concatenate(parts))
+
+
+def move_keys(px: np.ndarray, py: np.ndarray, vx: np.ndarray, vy: np.ndarray, width: int,
+              height: int) -> np.ndarray:
+    """Mixed-radix int64 key of each move: velocity major, then y, then x.
+
+    Keys sorted by value are grouped by velocity (`key // (width * height)`).
+
+    >>> int(move_keys(np.array([2]), np.array([1]), np.array([0]), np.array([0]), 10, 3)[0])
+    1422
+    """
+    vel = ((vy.astype(np.int64) + height - 1) * (2 * width - 1) + vx.astype(np.int64)
+           + width - 1)
+    return (vel * height + py.astype(np.int64)) * width + px.astype(np.int64)
 
 
 def red_coverage(track: Track, dag: OptimalDag) -> Coverage:
-    """Cells touched by any move of `dag` over the drivable cells of `track`."""
-    moves = dag_moves(dag)
+    """Cells touched by any move of `dag` over the drivable cells of `track`.
+
+    Moves are grouped by velocity; the touched cells of one velocity are the
+    same offsets (`touched_offsets`, exact) from every start position.
+    """
+    w, h = track.width, track.height
+    keys = dag_moves(dag, w, h)
     x0, y0 = dag.layers[0].x[0], dag.layers[0].y[0]
-    grid = np.zeros((track.height, track.width), dtype=bool)
+    grid = np.zeros((h, w), dtype=bool)
     grid[y0, x0] = True
-    vel = moves[:, 2:]
-    uvel, inverse = np.unique(vel, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    for k, (vx, vy) in enumerate(uvel.tolist()):
-        p = moves[inverse == k, :2]
+    vel, pos = np.divmod(keys, w * h)
+    py, px = np.divmod(pos, w)
+    cut = np.flatnonzero(np.diff(vel)) + 1
+    for lo, hi in zip(np.concatenate(([0], cut)).tolist(),
+                      np.concatenate((cut, [len(keys)])).tolist(), strict=True):
+        vyv, vxv = divmod(int(vel[lo]), 2 * w - 1)
+        vx, vy = vxv - (w - 1), vyv - (h - 1)
         for dx, dy, _ in touched_offsets(vx, vy):
-            grid[p[:, 1] + dy, p[:, 0] + dx] = True
+            grid[py[lo:hi] + dy, px[lo:hi] + dx] = True
     ys, xs = np.nonzero(grid)
     return Coverage(frozenset(zip(xs.tolist(), ys.tolist(), strict=True)), drivable_cells(track))
 

@@ -114,3 +114,33 @@ def test_library_falls_back_to_m_cont() -> None:
     assert e["m_cont"] == a.continuity.m_cont > a.bfs.m_star
     assert e["trai"]["moves"] == e["troi"]["moves"] == e["representatives_moves"] == e["m_cont"]
     assert a.score.capped and a.score.total == 19
+
+
+def _red_by_hand(dag) -> set[tuple[int, int]]:
+    """Red cells move by move, with the verify layer's separate touched-cell geometry."""
+    from racecert.verify.geometry import touched_cells
+
+    cells = {(int(dag.layers[0].x[0]), int(dag.layers[0].y[0]))}
+    moves = set()
+    for t, (src, dst) in enumerate(dag.edges):
+        a, b = dag.layers[t], dag.layers[t + 1]
+        moves |= {(int(a.x[s]), int(a.y[s]), int(b.vx[d]), int(b.vy[d]))
+                  for s, d in zip(src.tolist(), dst.tolist(), strict=True)}
+    last = dag.layers[-1]
+    moves |= {(int(last.x[s]), int(last.y[s]), int(dag.arrive_state.vx[i]),
+               int(dag.arrive_state.vy[i])) for i, s in enumerate(dag.arrive_src.tolist())}
+    for x, y, vx, vy in moves:
+        cells |= {(x + dx, y + dy) for dx, dy, _ in touched_cells(vx, vy)}
+    return cells
+
+
+def test_red_coverage_matches_a_move_by_move_count() -> None:
+    from benchmarks.generate import open_area
+    from racecert.model.parse import parse_track
+
+    tracks = [load_track(f"tracks/{n}.toml") for n in ("ocho", "espiral", "4_esquinas")]
+    tracks.append(parse_track(open_area(30, 15, 24).encode(), "open30.toml"))
+    for t in tracks:
+        dag = layered_bfs(t).dag
+        cov = red_coverage(t, dag)
+        assert cov.cells == frozenset(_red_by_hand(dag)), t.name

@@ -10,16 +10,28 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from racecert.model.errors import TrackError
 from racecert.model.parse import load_track, parse_track
-from racecert.model.rules import ACCELERATIONS, CarState, apply_move
+from racecert.model.rules import ACCELERATIONS, CarState, StateArrays, VectorRaceRules, apply_move
+from racecert.model.states import StateCodec
 from racecert.model.track import Track
+from racecert.solvers import dijkstra
 from racecert.solvers.bfs import layered_bfs
-from racecert.solvers.dijkstra import float_error, shortest_trajectory
+from racecert.solvers.dijkstra import (
+    _Forms,
+    _IdMap,
+    _Store,
+    _upper_bound,
+    finish_distance,
+    float_error,
+    shortest_trajectory,
+    split_square,
+)
 from racecert.verify.radicals import RadicalSum
 
 
@@ -210,3 +222,161 @@ def test_matches_brute_force(data: bytes) -> None:
     assert y.accelerations == ref[2]
     e = yellow(t, "editor")
     assert e.length == ref[0] and e.moves == ref[1]
+
+
+# -- the pruning bound and the id map ------------------------------------------------------
+
+
+def test_finish_distance_by_hand() -> None:
+    """tiny_straight: F is x = 6.5 over row 1. From (1, 1): 5.5 to F, 0.5 beyond: 6."""
+    t = load_track("tracks/tiny_straight.toml")
+    h = finish_distance(t)
+    got = h(StateArrays.of([CarState(1, 1, 0, 0, 0, 0, 0), CarState(7, 1, 0, 0, 0, 0, 0),
+                            CarState(4, 4, 0, 0, 0, 0, 0)]))
+    # (7, 1) is beyond F: 0.5 back to it, 0.5 beyond; (4, 4): F's segment ends at y = 1.5,
+    # so dist = |(4, 4) - (6.5, 1.5)| = sqrt(2.5² + 2.5²)
+    want = [6.0, 1.0, math.sqrt(12.5) + 0.5]
+    for g, w in zip(got.tolist(), want, strict=True):
+        assert w * (1 - 1e-11) <= g <= w
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rooms())
+def test_finish_distance_is_below_every_remaining_yellow_length(data: bytes) -> None:
+    """Before each move of the yellow trajectory, the exact length still to go is >= the
+    bound (the final position, after the arriving move, has nothing left to go)."""
+    try:
+        t = parse_track(data)
+    except TrackError:
+        return
+    y = yellow(t)
+    if not y.reachable:
+        return
+    h = finish_distance(t)
+    bounds = h(StateArrays.of([CarState(x, yy, 0, 0, 0, 0, 0) for x, yy in y.positions[:-1]]))
+    for i, b in enumerate(bounds.tolist()):
+        rest = sum((RadicalSum.of_vector(*v) for v in y.velocities[i:]), RadicalSum.zero())
+        assert b <= rest.to_float()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rooms())
+def test_pruning_keeps_the_result(data: bytes) -> None:
+    try:
+        t = parse_track(data)
+    except TrackError:
+        return
+    for sel in ("exact", "editor"):
+        a = shortest_trajectory(t, sel, length_of=RadicalSum.of_vector, zero=RadicalSum.zero())
+        b = shortest_trajectory(t, sel, length_of=RadicalSum.of_vector, zero=RadicalSum.zero(),
+                                prune=False)
+        assert (a.reachable, a.moves, a.accelerations, a.length) == (
+            b.reachable, b.moves, b.accelerations, b.length)
+        assert a.states_settled <= b.states_settled
+
+
+@pytest.mark.parametrize("sel", ["exact", "editor"])
+def test_pruning_on_an_open_area_settles_far_fewer_states(sel: str) -> None:
+    """Open 30x30 with a pillar field: the bound prunes, the trajectory is the same."""
+    rows = ["." * 28 if r % 4 else "".join("#" if c % 5 == 3 else "." for c in range(28))
+            for r in range(28)]
+    rows[13] = "." * 28
+    t = parse_track(room(30, rows, 14, 24))
+    a = shortest_trajectory(t, sel, length_of=RadicalSum.of_vector, zero=RadicalSum.zero())
+    b = shortest_trajectory(t, sel, length_of=RadicalSum.of_vector, zero=RadicalSum.zero(),
+                            prune=False)
+    assert a.reachable and (a.moves, a.accelerations, a.length) == (b.moves, b.accelerations,
+                                                                    b.length)
+    assert 5 * a.states_settled < b.states_settled
+
+
+def test_upper_bound_gives_up_over_budget() -> None:
+    t = load_track("tracks/espiral.toml")
+    rules = VectorRaceRules(t)
+    codec = StateCodec(t.width, t.height, rules.phase_limit + 1, keep_phase=True)
+    u = _upper_bound(rules, codec, _Store(finish_distance(t)), 10**9)
+    assert math.isfinite(u)
+    ref = yellow(t)
+    assert ref.length_float is not None and u >= ref.length_float - float_error(u)
+    assert _upper_bound(rules, codec, _Store(finish_distance(t)), 10) == math.inf
+
+
+@given(st.lists(st.lists(st.integers(0, 10**12), max_size=30), max_size=12))
+def test_id_map_matches_a_dict(batches: list[list[int]]) -> None:
+    m, ref = _IdMap(), {}
+    for batch in batches:
+        keys = np.array(sorted(set(batch)), dtype=np.int64)
+        found = m.find(keys)
+        assert found.tolist() == [ref.get(k, -1) for k in keys.tolist()]
+        new = keys[found < 0]
+        ids = np.arange(len(ref), len(ref) + len(new), dtype=np.int64)
+        m.add(new, ids)
+        ref.update(zip(new.tolist(), ids.tolist(), strict=True))
+    probe = np.array(sorted(ref) + [10**12 + 1], dtype=np.int64)
+    assert m.find(probe).tolist() == [ref[k] for k in sorted(ref)] + [-1]
+
+
+# -- exact ties: interned forms vs the caller's arithmetic -----------------------------------
+
+
+def test_split_square() -> None:
+    for n in range(1, 2000):
+        c, d = split_square(n)
+        assert c * c * d == n
+        assert all(d % (p * p) for p in range(2, math.isqrt(d) + 1))
+
+
+def test_forms_decide_equality_like_radical_sums() -> None:
+    """Random move sequences: equal forms iff equal `RadicalSum`s, and the same order
+    where the irrational parts agree."""
+    import random
+
+    rnd = random.Random(7)
+    f = _Forms()
+    seqs = [[(rnd.randint(-4, 4), rnd.randint(-4, 4)) for _ in range(rnd.randint(0, 5))]
+            for _ in range(300)]
+    seqs += [list(reversed(q)) for q in seqs[:100]]  # same lengths, other order
+    forms, exact = [], []
+    for q in seqs:
+        ip, ir = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        for vx, vy in q:
+            ip, ir = f.extend(ip, ir, np.array([vx]), np.array([vy]))
+        forms.append((int(ip[0]), int(ir[0])))
+        exact.append(sum((RadicalSum.of_vector(vx, vy) for vx, vy in q), RadicalSum.zero()))
+    for i in range(len(seqs)):
+        for j in range(0, len(seqs), 7):
+            assert (forms[i] == forms[j]) == (exact[i] == exact[j])
+            if forms[i][1] == forms[j][1]:
+                assert (forms[i][0] < forms[j][0]) == (exact[i] < exact[j])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rooms())
+def test_ties_by_arithmetic_give_the_same_trajectory(data: bytes) -> None:
+    """The `_Forms` shortcut and the caller's exact arithmetic settle ties alike."""
+    try:
+        t = parse_track(data)
+    except TrackError:
+        return
+    a = yellow(t)
+    old = dijkstra.TIES_BY_FORMS
+    try:
+        dijkstra.TIES_BY_FORMS = False
+        b = yellow(t)
+    finally:
+        dijkstra.TIES_BY_FORMS = old
+    assert (a.reachable, a.moves, a.accelerations, a.length) == (
+        b.reachable, b.moves, b.accelerations, b.length)
+
+
+def test_ties_by_arithmetic_on_bundled_tracks() -> None:
+    for name in ("4_esquinas", "ocho", "arcenes"):
+        t = load_track(f"tracks/{name}.toml")
+        a = yellow(t)
+        old = dijkstra.TIES_BY_FORMS
+        try:
+            dijkstra.TIES_BY_FORMS = False
+            b = yellow(t)
+        finally:
+            dijkstra.TIES_BY_FORMS = old
+        assert (a.moves, a.accelerations, a.length) == (b.moves, b.accelerations, b.length)
