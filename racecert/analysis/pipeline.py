@@ -2,8 +2,9 @@
 
 1. yellow: `shortest_trajectory` on the phase-aware key (selection = mode);
 2. bound: yellow's move count bounds m*;
-3. optimal DAG: `layered_bfs(max_depth=yellow moves, prune=EnvelopePruner)`;
-4. protection: if that bounded search reports "unreachable", rerun unbounded;
+3. optimal DAG: `bounded_bfs(track, mode, yellow moves)` (envelope pruning);
+4. protection: if that bounded search reports "unreachable", rerun unbounded
+   (also `bounded_bfs`);
 5. laps / aptitude (computed kind);
 6. continuity of the optimal arrivals (race rule and editor certification);
 7. counts, green/blue (exact), red coverage, score.
@@ -28,7 +29,7 @@ from racecert.model.track import Track
 from racecert.solvers.bfs import BfsResult, Mode, ProgressFn, layered_bfs
 from racecert.solvers.continuity import Continuity, continuity
 from racecert.solvers.dijkstra import YellowResult, shortest_trajectory
-from racecert.solvers.envelopes import EnvelopePruner
+from racecert.solvers.envelopes import bounded_bfs
 from racecert.solvers.laps import LapAptitude, lap_aptitude
 from racecert.verify.radicals import RadicalSum
 
@@ -148,17 +149,14 @@ class Analysis:
 
 def _bfs_with_bound(track: Track, mode: Mode, yellow: YellowResult,
                     progress: ProgressFn | None) -> tuple[BfsResult, Bound]:
-    """Steps 2-4: bounded BFS (envelope pruning when available), rerun if it finds nothing."""
+    """Steps 2-4: `bounded_bfs` (envelope pruning, protection rerun) with yellow's moves
+    as the bound; an unbounded BFS when yellow found no arrival."""
     if not yellow.reachable:
         bfs = layered_bfs(track, mode, progress=progress)
         return bfs, Bound(None, None, None, False, None)
-    prune = EnvelopePruner(track)
-    bounded = layered_bfs(track, mode, max_depth=yellow.moves, prune=prune, progress=progress)
-    name = "envelopes"
-    if bounded.reachable:
-        return bounded, Bound(yellow.moves, name, True, False, bounded.states_explored)
-    bfs = layered_bfs(track, mode, progress=progress)
-    return bfs, Bound(yellow.moves, name, False, True, bounded.states_explored)
+    run = bounded_bfs(track, mode, yellow.moves, progress=progress)
+    return run.result, Bound(yellow.moves, "envelopes", run.bounded.reachable,
+                             run.protection_rerun, run.bounded.states_explored)
 
 
 def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = None,

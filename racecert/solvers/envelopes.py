@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -261,18 +262,28 @@ class EnvelopePruner:
         return self.remaining_lower_bound(states) <= left
 
 
+class BoundedRun(NamedTuple):
+    """What `bounded_bfs` did: the final `result`, whether the protection rerun was
+    needed, and the `bounded` search itself (the same object as `result` when it
+    sufficed). A named tuple: `result, protected, bounded = bounded_bfs(...)`."""
+
+    result: BfsResult
+    protection_rerun: bool
+    bounded: BfsResult
+
+
 def bounded_bfs(track: Track, mode: Mode, bound: int,
-                progress: ProgressFn | None = None) -> tuple[BfsResult, bool]:
+                progress: ProgressFn | None = None) -> BoundedRun:
     """The pipeline's steps 3-4: BFS bounded by `bound` moves with envelope pruning,
     and protection: if the bounded search finds no arrival, rerun unbounded.
 
-    Returns (result, protection_used). With a correct bound (e.g. yellow's move
-    count) protection never triggers; a bound below m* is caught by it.
+    With a correct bound (e.g. yellow's move count) protection never triggers; a
+    bound below m* is caught by it.
     """
     if bound < 1:
         raise ValueError(f"bound must be >= 1 move, got {bound}")
     pruner = EnvelopePruner(track, horizon=min(HORIZON, bound))
     r = layered_bfs(track, mode, max_depth=bound, prune=pruner, progress=progress)
     if r.reachable:
-        return r, False
-    return layered_bfs(track, mode, progress=progress), True
+        return BoundedRun(r, False, r)
+    return BoundedRun(layered_bfs(track, mode, progress=progress), True, r)

@@ -198,8 +198,8 @@ def test_pruned_bfs_equals_unpruned_on_corpus(path: Path, mode: str) -> None:
     if not plain.reachable:
         pytest.skip("no arrival")
     for slack in (0, 2):
-        got, protected = bounded_bfs(track, mode, plain.m_star + slack)
-        assert not protected
+        got, protected, bounded = bounded_bfs(track, mode, plain.m_star + slack)
+        assert not protected and bounded is got
         assert got.states_explored <= plain.states_explored
         same_result(got, plain)
 
@@ -209,8 +209,8 @@ def test_pruning_removes_states() -> None:
     from benchmarks.generate import open_area
     track = parse_track(open_area(40, 20, 30).encode())
     plain = layered_bfs(track)
-    got, protected = bounded_bfs(track, "exact", plain.m_star)
-    assert not protected
+    got, protected, bounded = bounded_bfs(track, "exact", plain.m_star)
+    assert not protected and bounded is got
     same_result(got, plain)
     assert got.states_explored < plain.states_explored // 2
 
@@ -222,11 +222,15 @@ def test_protection_path(name: str) -> None:
     plain = layered_bfs(track)
     bounded = layered_bfs(track, max_depth=plain.m_star - 1, prune=EnvelopePruner(track))
     assert not bounded.reachable
-    got, protected = bounded_bfs(track, "exact", plain.m_star - 1)
+    run = bounded_bfs(track, "exact", plain.m_star - 1)
+    got, protected = run.result, run.protection_rerun
     assert protected
     assert not got.bounded
     same_result(got, plain)
-    _, protected = bounded_bfs(track, "exact", plain.m_star)
+    # the bounded search's own statistics come back too
+    assert not run.bounded.reachable
+    assert run.bounded.states_explored == bounded.states_explored
+    _, protected, _ = bounded_bfs(track, "exact", plain.m_star)
     assert not protected
     with pytest.raises(ValueError):
         bounded_bfs(track, "exact", 0)
