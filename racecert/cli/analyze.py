@@ -10,6 +10,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from racecert.analysis import Analysis, analyze
+from racecert.analysis.slots import SlotAnalysis, analyze_slots
 from racecert.analysis.svg import render_svg
 from racecert.cli.common import format_table, progress_bar
 from racecert.model.parse import load_track
@@ -29,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--json", action="store_true", help="print the JSON report")
     a.add_argument("--json-out", metavar="FILE", help="also write the JSON report to FILE")
     a.add_argument("--svg", metavar="FILE", help="also draw the track and trajectories to FILE")
+    a.add_argument("--all-slots", action="store_true",
+                   help="also analyse from every grid slot of [car].slots (same direction "
+                        "and layer): a row per slot, JSON key 'slots'")
     a.set_defaults(func=cmd_analyze)
 
 
@@ -93,6 +97,22 @@ def human_report(a: Analysis) -> str:
     return format_table(rows)
 
 
+def slots_report(slots: tuple[SlotAnalysis, ...]) -> str:
+    """A table with one row per grid slot: position, m*, optimal trajectories."""
+    head = ("slot", "position", "m*", "optimal trajectories")
+    rows = [head]
+    for s in slots:
+        b = s.analysis.bfs
+        rows.append(("car" if s.index == 0 else str(s.index), f"({s.position[0]}, "
+                     f"{s.position[1]})", str(b.m_star) if b.reachable else "unreachable",
+                     f"{b.optimal_count:,}"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+             for r in rows]
+    return "\n".join(["grid slots (same direction and layer; car = the configured car)",
+                      *lines])
+
+
 def run_analysis(track: Track, mode: str) -> Analysis:
     """`analyze` with progress displays on stderr (only for runs longer than ~2 s)."""
     steps = tqdm(total=len(STEPS), desc=f"analyze {track.name}", unit=" step", delay=2.0,
@@ -115,6 +135,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     track = load_track(args.track)
     result = run_analysis(track, args.mode)
     data = result.to_json()
+    slots = None
+    if args.all_slots:
+        slots = analyze_slots(track, args.mode, configured=result, run=run_analysis)
+        data["slots"] = [s.to_json() for s in slots]
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(data, indent=2) + "\n")
     if args.svg:
@@ -123,4 +147,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
     else:
         print(human_report(result))
+        if slots is not None:
+            print()
+            print(slots_report(slots))
     return 0

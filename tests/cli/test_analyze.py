@@ -50,3 +50,46 @@ def test_library_command(tmp_path) -> None:
     e = lib["tracks"][0]
     assert e["tray"]["accelerations"] == [[1, 0], [1, 0], [1, 0]]
     assert e["trai"]["moves"] == e["troi"]["moves"] == e["m_star"] == 3
+
+
+def test_analyze_all_slots(tmp_path, capsys) -> None:
+    """4_esquinas lists three extra slots: one row and one JSON object per grid position,
+    each checked against a BFS started there (layered_bfs(initial=...), not the pipeline)."""
+    import tomllib
+
+    from racecert.model.parse import load_track
+    from racecert.model.rules import CarState
+    from racecert.solvers.bfs import layered_bfs
+
+    path = "tracks/4_esquinas.toml"
+    car = tomllib.loads(open(path, encoding="utf-8").read())["car"]
+    positions = [car["position"], *car["slots"]]
+    assert len(positions) == 4
+    out = tmp_path / "a.json"
+    assert main(["analyze", path, "--all-slots", "--json-out", str(out)]) == 0
+    table = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    slots = data["slots"]
+    assert [s["position"] for s in slots] == positions
+    assert [s["slot"] for s in slots] == [0, 1, 2, 3]
+    assert [s["configured"] for s in slots] == [True, False, False, False]
+    assert (slots[0]["m_star"], slots[0]["optimal_count"]) == (data["m_star"],
+                                                              data["optimal_count"])
+    track = load_track(path)
+    rows = table[table.index("grid slots"):].splitlines()[2:]
+    assert len(rows) == 4
+    for s, row in zip(slots, rows, strict=True):
+        x, y = s["position"]
+        ref = layered_bfs(track, initial=CarState(x, y, 0, 0, track.car.layer, 0, 0))
+        assert s["reachable"] and s["m_star"] == ref.m_star
+        assert s["optimal_count"] == str(ref.optimal_count)
+        assert s["final_states"] == ref.final_states
+        assert row.split()[1:] == [f"({x},", f"{y})", str(ref.m_star),
+                                   f"{ref.optimal_count:,}"]
+    assert len({(s["m_star"], s["optimal_count"]) for s in slots}) > 1  # slots differ
+
+
+def test_analyze_all_slots_without_slots(capsys) -> None:
+    assert main(["analyze", "tracks/tiny_straight.toml", "--all-slots", "--json"]) == 0
+    slots = json.loads(capsys.readouterr().out)["slots"]
+    assert len(slots) == 1 and slots[0]["position"] == [1, 1] and slots[0]["m_star"] == 3
