@@ -20,13 +20,15 @@ from typing import Any
 
 import pytest
 
-from racecert.analysis import analyze
+from racecert.analysis import Analysis, analyze
+from racecert.analysis.svg import render_svg
 from racecert.model.parse import load_track
 from racecert.model.track import Track
 from racecert.solvers.bfs import BfsResult, layered_bfs
 
 TRACKS = Path(__file__).resolve().parent.parent / "tracks"
 README = TRACKS / "README.md"
+IMAGES = TRACKS.parent / "docs" / "img"
 TRACK_FILES = sorted(p.name for p in TRACKS.glob("*.toml"))
 
 # The corpus the project promises (issue #2 item 5): file -> declared kind.
@@ -48,8 +50,13 @@ def track(name: str) -> Track:
 
 
 @cache
+def full_analysis(name: str, mode: str) -> Analysis:
+    return analyze(track(name), mode)  # type: ignore[arg-type]
+
+
+@cache
 def analysis(name: str, mode: str) -> dict[str, Any]:
-    return analyze(track(name), mode).to_json()  # type: ignore[arg-type]
+    return full_analysis(name, mode).to_json()
 
 
 @cache
@@ -225,6 +232,15 @@ def test_table_is_what_the_generator_writes() -> None:
     text = README.read_text(encoding="utf-8")
     for (begin, end), table in mr.render_tables(rows).items():
         assert mr.table_text(text, begin, end) == table
+
+
+@pytest.mark.parametrize("name", TRACK_FILES)
+def test_docs_image_is_the_current_picture(name: str) -> None:
+    """docs/img/NAME.svg exists and is what `racecert analyze T --svg` draws now."""
+    svg = IMAGES / name.replace(".toml", ".svg")
+    assert svg.exists(), f"run: racecert analyze tracks/{name} --svg {svg}"
+    assert svg.read_text(encoding="utf-8") == render_svg(full_analysis(name, "exact")), (
+        f"stale picture: racecert analyze tracks/{name} --svg docs/img/{svg.name}")
 
 
 # -- the corpus the project promises ---------------------------------------------------------
