@@ -217,7 +217,9 @@ def layered_bfs(
         if progress is not None:
             progress(depth, len(keys), total)
         if len(keys) == 0:
-            return _unreachable(mode, total, depth, False, t0)
+            # With pruning against a bound, an empty frontier only says "not within the bound".
+            pruned = prune is not None and max_depth is not None
+            return _unreachable(mode, total, depth, pruned, t0)
 
 
 def _layer_states(codec: StateCodec, keys: np.ndarray, depth: int, k: int,

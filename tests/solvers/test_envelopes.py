@@ -222,13 +222,14 @@ def test_protection_path(name: str) -> None:
     plain = layered_bfs(track)
     bounded = layered_bfs(track, max_depth=plain.m_star - 1, prune=EnvelopePruner(track))
     assert not bounded.reachable
+    assert bounded.bounded  # "not within the bound", whether the depth or the pruner ended it
     run = bounded_bfs(track, "exact", plain.m_star - 1)
     got, protected = run.result, run.protection_rerun
     assert protected
     assert not got.bounded
     same_result(got, plain)
     # the bounded search's own statistics come back too
-    assert not run.bounded.reachable
+    assert not run.bounded.reachable and run.bounded.bounded
     assert run.bounded.states_explored == bounded.states_explored
     _, protected, _ = bounded_bfs(track, "exact", plain.m_star)
     assert not protected
