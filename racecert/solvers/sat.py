@@ -318,10 +318,12 @@ def extract_trajectory(cnf: ReachCnf, true_vars: set[int]) -> tuple[State, ...]:
 Row = tuple[int, ...]
 """A move-table row (x, y, x2, y2, layer, layer2, start, finish, start_before_finish)."""
 
-ONEHOT_DOMAIN = ("positions and velocities restricted per time step by per-axis kinematics "
-                 "from the rules (in-grid forward reach from rest and, while the car has not "
-                 "arrived, a per-axis crossing of the next line still due within the moves "
-                 "left); moves from the verify move table; independent of the BFS oracle")
+ONEHOT_DOMAIN = ("coordinates and velocities restricted per time step by per-axis kinematics "
+                 "(in-grid forward reach from rest; while not arrived, a per-axis crossing "
+                 "of the next line still due within the moves left) and cells by a "
+                 "speed-capped relaxation (velocity continuity dropped, |v'| <= t at move t, "
+                 "table geometry, lines and opening kept); all derived from the rules and "
+                 "the verify move table, independent of the BFS oracle")
 
 
 @dataclass(frozen=True)
@@ -343,6 +345,7 @@ class OneHotCnf:
     vel: dict[tuple[int, int, int], int]
     arrive: dict[int, int]
     backward: bool
+    cells: bool
     domain: str = ONEHOT_DOMAIN
 
     @property
@@ -364,8 +367,67 @@ def _opening_allows(track: Track, move: int, w: tuple[int, int]) -> bool:
     return True
 
 
+def cell_relaxation(track: Track, rows: Sequence[Row], horizon: int
+                    ) -> list[set[tuple[tuple[int, int, int], int]]]:
+    """Per time t < horizon, the (cell, progress) pairs a car may occupy without having arrived.
+
+    A relaxation derived from the rules, not from the BFS: velocity continuity is dropped
+    and only its consequence |v'|inf <= t+1 at move t+1 (from rest, one unit per move) is
+    kept, with the opening rule by move number and the table's exact geometry, progress
+    and arrival. Forward from (P0, progress 0), then backward from the arriving moves of
+    move <= horizon; a pair survives when it is in both. Every real trajectory that arrives
+    within `horizon` moves stays inside these sets, so restricting the one-hot CNF to them
+    keeps it satisfiable whenever such a trajectory exists.
+
+    >>> # cell_relaxation(track, table.rows, 5)[0] == {((x0, y0, layer0), 0)}
+    """
+    x0, y0 = track.car.position
+    c0 = (x0, y0, track.car.layer)
+    by: dict[tuple[int, int, int], list[tuple[int, Row]]] = {}
+    for r in rows:
+        by.setdefault((r[0], r[1], r[4]), []).append(
+            (max(abs(r[2] - r[0]), abs(r[3] - r[1])), r))
+    for lst in by.values():
+        lst.sort(key=lambda e: e[0])
+
+    def moves(c: tuple[int, int, int], t: int) -> list[Row]:
+        out = []
+        for speed, r in by.get(c, ()):
+            if speed > t + 1:
+                break
+            if _opening_allows(track, t + 1, (r[2] - r[0], r[3] - r[1])):
+                out.append(r)
+        return out
+
+    def after(r: Row, g: int) -> tuple[tuple[int, int, int], int] | None:
+        """The (cell, progress) after move r from progress g; None when r arrives."""
+        if r[7] and (g or r[8]):
+            return None
+        return (r[2], r[3], r[5]), 1 if r[6] else g
+
+    fwd = [{(c0, 0)}]
+    for t in range(horizon - 1):
+        nxt = set()
+        for c, g in fwd[t]:
+            for r in moves(c, t):
+                nxt_state = after(r, g)
+                if nxt_state is not None:
+                    nxt.add(nxt_state)
+        fwd.append(nxt)
+    alive: list[set[tuple[tuple[int, int, int], int]]] = [set() for _ in range(horizon)]
+    for t in range(horizon - 1, -1, -1):
+        later = alive[t + 1] if t + 1 < horizon else set()
+        for c, g in fwd[t]:
+            for r in moves(c, t):
+                nxt_state = after(r, g)
+                if nxt_state is None or nxt_state in later:
+                    alive[t].add((c, g))
+                    break
+    return alive
+
+
 def build_onehot_cnf(track: Track, rows: Sequence[Row], horizon: int, *,
-                     backward: bool = True) -> OneHotCnf:
+                     backward: bool = True, cells: bool = True) -> OneHotCnf:
     """The factored one-hot CNF: satisfiable iff some trajectory arrives within `horizon`.
 
     `rows` is the allowed-move table (every geometrically valid move, with its line
@@ -373,7 +435,10 @@ def build_onehot_cnf(track: Track, rows: Sequence[Row], horizon: int, *,
     rule by move number (exact: no state key), start-then-finish progress and arrival.
     With `backward`, a car that has not arrived must also satisfy the per-axis backward
     bound (its next line still reachable on each axis within the moves left), which is
-    implied by arriving in time and makes refutations much shorter.
+    implied by arriving in time and makes refutations much shorter. With `cells`, the cell
+    variables are restricted to `cell_relaxation` (walls and lines taken into account,
+    velocity relaxed to a speed cap). Redundant per-axis clauses forbid (coordinate,
+    velocity) pairs outside the forward in-grid reach; they shorten the proofs too.
 
     Every trajectory arriving within `horizon` moves satisfies the clauses (each clause
     is a rule it obeys), so UNSAT proves none exists; conversely a model decodes
@@ -425,13 +490,16 @@ def build_onehot_cnf(track: Track, rows: Sequence[Row], horizon: int, *,
             add([-G[t], G[t + 1]])
 
     # cells: P(t, c) for endable cells with moves whose coordinates are reachable at t
+    rel = cell_relaxation(track, rows, T) if cells else None
     P: list[dict[tuple[int, int, int], int]] = []
     for t in range(T):
         if t == 0:
-            cells = [(x0, y0, l0)] if (x0, y0, l0) in by_cell else []
+            here = [(x0, y0, l0)] if (x0, y0, l0) in by_cell else []
         else:
-            cells = sorted(c for c in by_cell if c[0] in xs[t] and c[1] in ys[t])
-        P.append({c: new() for c in cells})
+            here = sorted(c for c in by_cell if c[0] in xs[t] and c[1] in ys[t])
+            if rel is not None:
+                here = [c for c in here if (c, 0) in rel[t] or (c, 1) in rel[t]]
+        P.append({c: new() for c in here})
     if (x0, y0, l0) in P[0]:
         add([P[0][(x0, y0, l0)]])
     else:
@@ -533,6 +601,19 @@ def build_onehot_cnf(track: Track, rows: Sequence[Row], horizon: int, *,
             add([-G[t + 1], G[t], *s_cells])
         add([-A[t + 1], *f_cells])
 
+    for t in range(1, T + 1):
+        for axis_pos, axis_vel, reach in ((X[t], VX[t], fx[t]), (Y[t], VY[t], fy[t])):
+            for c, cv in axis_pos.items():
+                for v, vv in axis_vel.items():
+                    if (c, v) not in reach:
+                        add([-cv, -vv])
+    if rel is not None:
+        for t in range(1, T):
+            for c, p in P[t].items():
+                if (c, 0) not in rel[t]:
+                    add([-p, G[t]])
+                if (c, 1) not in rel[t]:
+                    add([-p, -G[t]])
     if kin is not None:
         for t in range(1, T):
             k = T - t
@@ -546,7 +627,7 @@ def build_onehot_cnf(track: Track, rows: Sequence[Row], horizon: int, *,
 
     pos = {(t, *c): p for t in range(T) for c, p in P[t].items()}
     vel = {(t, *w): v for t in range(1, T + 1) for w, v in V[t].items()}
-    return OneHotCnf(T, clauses, counter[0], pos, vel, A, backward)
+    return OneHotCnf(T, clauses, counter[0], pos, vel, A, backward, cells)
 
 
 def decode_onehot(cnf: OneHotCnf, true_vars: set[int]) -> tuple[tuple[int, int], ...]:

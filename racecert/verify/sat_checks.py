@@ -18,6 +18,13 @@ For a track whose BFS oracle reports m*, this module
 The variable domain of the CNF is a relaxation (untimed closure of the move
 table + per-axis kinematics), never the BFS's own states; the certificate
 says so in its reason.
+
+That reachability-cut CNF is refuted by unit propagation alone, so its proof has no
+lemma. A second lower bound (`onehot_checks`) encodes the same question as the factored
+one-hot CNF of `racecert.solvers.sat.build_onehot_cnf` (one-hot coordinates, velocities
+and cells per time step): its refutation needs search, and the solver's DRUP proof, with
+real lemmas, is written to a file and checked by `check_drup`. Its T = m* model is
+replayed by the independent geometry as well (the encoding admits real trajectories).
 """
 
 from __future__ import annotations
@@ -32,21 +39,38 @@ from racecert.model.track import DIRECTION_VECTORS, Track
 from racecert.solvers.bfs import BfsResult
 from racecert.solvers.sat import (
     RESTRICTION,
+    OneHotCnf,
+    OneHotSolve,
     State,
     Successors,
+    build_onehot_cnf,
     build_reach_cnf,
+    solve_onehot,
     solve_reach,
     untimed_closure,
 )
 from racecert.verify.certificate import CertifyContext, CheckResult
+from racecert.verify.checks_cpsat import move_table
 from racecert.verify.drup import DrupResult, check_drup
 from racecert.verify.geometry import Geometry
-from racecert.verify.movetable import MoveTable, build_move_table
+from racecert.verify.movetable import MoveTable
 
 ACCELS = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
 SAT_MAX_MSTAR = 60
 """Tracks with a larger m* are reported as not applicable (size limit of the pure-Python
 encoder and checker; see docs/crosscheck.md)."""
+ONEHOT_MAX_MSTAR = 40
+"""The one-hot lower bound runs on tracks with m* <= this (issue #4's target)."""
+ONEHOT_MAX_PROOF_BYTES = 100_000_000
+"""A larger one-hot proof is not checked (the check runs at about 0.5-1 s per MB); the
+result is then not-applicable, with the measured size."""
+LOWER_CUT = "m* lower bound, reachability-cut CNF"
+UPPER_CUT = "m* upper bound, reachability-cut CNF"
+LOWER_ONEHOT = "m* lower bound, one-hot CNF"
+UPPER_ONEHOT = "m* upper bound, one-hot CNF"
+ONEHOT_DOMAINS = ((True, True), (True, False), (False, False))
+"""(backward, cells) options of build_onehot_cnf, strongest first: when the proof of one
+is empty (refuted by unit propagation alone) the next, weaker domain is tried."""
 
 
 def table_successors(table: MoveTable, track: Track) -> Successors:
@@ -132,7 +156,7 @@ def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k
     stats: dict = {"vars": 0, "clauses": 0, "literals": 0, "solve": 0.0, "bytes": 0,
                    "lines": 0, "check": 0.0, "drup": None}
     if m_star <= 1:
-        return CheckResult("m* lower bound", m_star, f"SAT ({solver}) + DRUP check", None,
+        return CheckResult(LOWER_CUT, m_star, f"SAT ({solver}) + DRUP check", None,
                            "not-applicable", "m* = 1: no shorter horizon to refute",
                            time.perf_counter() - t0), stats
     cnf = build_reach_cnf(track, successors, s0, m_star - 1, k, closure)
@@ -143,7 +167,7 @@ def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k
         traj = res.trajectory or ()
         why = (f"the CNF for T = {m_star - 1} is satisfiable: a trajectory of "
                f"{len(traj) - 1} moves arrives, shorter than m*")
-        return CheckResult("m* lower bound", m_star, f"SAT ({solver})",
+        return CheckResult(LOWER_CUT, m_star, f"SAT ({solver})",
                            f"arrives in {len(traj) - 1}", "disagree", why,
                            time.perf_counter() - t0), stats
     drup = check_drup(cnf.clauses, list(res.proof_lines))
@@ -152,7 +176,7 @@ def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k
     why = (f"T = {m_star - 1} UNSAT ({cnf.nvars} vars, {len(cnf.clauses)} clauses); "
            f"DRUP proof {res.proof_bytes} bytes, checker: {drup.reason}; {RESTRICTION}")
     value = f"> {m_star - 1}" if drup.verified else "unproven"
-    return CheckResult("m* lower bound", m_star, f"SAT ({solver}) + DRUP check",
+    return CheckResult(LOWER_CUT, m_star, f"SAT ({solver}) + DRUP check",
                        value, verdict, why, time.perf_counter() - t0,
                        (("proof", str(proof_path)),
                         ("proof check", "verified" if drup.verified else "rejected"))), stats
@@ -166,7 +190,7 @@ def _upper_bound(track: Track, successors: Successors, s0: State, m_star: int, k
     res = solve_reach(cnf, solver)
     method = f"SAT ({solver}) + geometry replay"
     if not res.satisfiable or res.trajectory is None:
-        return CheckResult("m* upper bound", m_star, method, "unsatisfiable",
+        return CheckResult(UPPER_CUT, m_star, method, "unsatisfiable",
                            "disagree", f"no trajectory arrives within {m_star} moves",
                            time.perf_counter() - t0), res.seconds
     positions = [(s[0], s[1]) for s in res.trajectory]
@@ -175,7 +199,7 @@ def _upper_bound(track: Track, successors: Successors, s0: State, m_star: int, k
     agree = ok and moves == m_star
     reason = (f"model trajectory of {moves} moves replayed: {why}; positions "
               + " ".join(f"({x},{y})" for x, y in positions))
-    return CheckResult("m* upper bound", m_star, method, moves,
+    return CheckResult(UPPER_CUT, m_star, method, moves,
                        "agree" if agree else "disagree", reason,
                        time.perf_counter() - t0), res.seconds
 
@@ -186,7 +210,7 @@ def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None
     """Both SAT checks of m* for `track`, with measurements; the proof goes to `out_dir`."""
     t0 = time.perf_counter()
     if table is None:
-        table = build_move_table(track, m_star)
+        table = move_table(track, m_star)
     table_s = time.perf_counter() - t0
     successors = table_successors(table, track)
     k = track.opening.moves if track.opening else 0
@@ -203,13 +227,141 @@ def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None
                           st["check"], sat_s, st["drup"])
 
 
+@dataclass(frozen=True)
+class OneHotCertificate:
+    """Measurements of one track's one-hot lower bound (for the benchmark and the report).
+
+    `backward` / `cells`: the domain options of `build_onehot_cnf` that produced the proof
+    (see ONEHOT_DOMAINS); `lemmas_used`: lemmas the backward checker had to verify.
+    """
+
+    m_star: int
+    lower: CheckResult
+    upper: CheckResult
+    backward: bool
+    cells: bool
+    vars: int
+    clauses: int
+    build_seconds: float
+    solve_seconds: float
+    proof_lines: int
+    proof_bytes: int
+    lemmas_used: int
+    check_seconds: float
+    sat_solve_seconds: float
+    drup: DrupResult | None
+
+
+def _domain_words(cnf: OneHotCnf) -> str:
+    parts = ["per-axis forward kinematics"]
+    if cnf.backward:
+        parts.append("per-axis backward bound")
+    if cnf.cells:
+        parts.append("speed-capped cell relaxation")
+    return " + ".join(parts)
+
+
+def judge_onehot_lower(cnf: OneHotCnf, res: OneHotSolve, m_star: int, track: Track,
+                       started: float) -> tuple[CheckResult, DrupResult | None]:
+    """The lower-bound verdict on a solver's answer for T = m*-1: its DRUP proof is checked.
+
+    Kept apart from solving so that a test can hand it a corrupted proof: a rejected proof
+    (or a satisfiable CNF) is a disagreement, never an agreement.
+    """
+    method = f"SAT ({res.solver}) on the one-hot CNF + DRUP check (racecert.verify.drup)"
+    T = cnf.horizon
+    size = (f"T = {T}: {cnf.nvars:,} vars, {len(cnf.clauses):,} clauses "
+            f"(domain: {_domain_words(cnf)})")
+    if res.satisfiable:
+        where = ""
+        if res.positions is not None:
+            ok, why = Geometry(track).replay(list(res.positions))
+            where = f"; its trajectory of {len(res.positions) - 1} moves replays: {why}"
+        return CheckResult(LOWER_ONEHOT, m_star, method, f"arrives within {T}", "disagree",
+                           f"{size} is satisfiable{where}",
+                           time.perf_counter() - started), None
+    proof = (f"proof {len(res.proof_lines):,} lines, {res.proof_bytes:,} bytes, "
+             f"solve {res.seconds:.2f} s")
+    arte = [("proof", res.proof_path or "(not written)"),
+            ("proof lines", str(len(res.proof_lines))), ("proof bytes", str(res.proof_bytes)),
+            ("solve seconds", f"{res.seconds:.3f}"), ("domain", cnf.domain)]
+    if res.proof_bytes > ONEHOT_MAX_PROOF_BYTES:
+        return CheckResult(LOWER_ONEHOT, m_star, method, None, "not-applicable",
+                           f"{size}; {proof}: larger than {ONEHOT_MAX_PROOF_BYTES:,} bytes, "
+                           "not checked", time.perf_counter() - started, tuple(arte)), None
+    drup = check_drup(cnf.clauses, list(res.proof_lines))
+    arte += [("proof check", "verified" if drup.verified else "rejected"),
+             ("lemmas checked", f"{drup.lemmas_checked} of {drup.lemmas}"),
+             ("check seconds", f"{drup.seconds:.3f}")]
+    why = f"{size} UNSAT; {proof}; checker ({drup.seconds:.2f} s): {drup.reason}"
+    if drup.verified and drup.lemmas_checked == 0:
+        why += " (no lemma needed: the formula is refuted by unit propagation alone)"
+    return CheckResult(LOWER_ONEHOT, m_star, method,
+                       f"> {T}" if drup.verified else "unproven",
+                       "agree" if drup.verified else "disagree", why,
+                       time.perf_counter() - started, tuple(arte)), drup
+
+
+def _onehot_upper(track: Track, rows: Sequence[tuple[int, ...]], m_star: int,
+                  solver: str) -> tuple[CheckResult, float]:
+    """T = m*: the one-hot CNF admits a real trajectory, replayed by the verify geometry."""
+    t0 = time.perf_counter()
+    cnf = build_onehot_cnf(track, rows, m_star)
+    res = solve_onehot(cnf, solver)
+    method = f"SAT ({solver}) on the one-hot CNF + geometry replay"
+    if not res.satisfiable or res.positions is None:
+        return CheckResult(UPPER_ONEHOT, m_star, method, "unsatisfiable", "disagree",
+                           f"the one-hot CNF admits no trajectory within {m_star} moves",
+                           time.perf_counter() - t0), res.seconds
+    ok, why = Geometry(track).replay(list(res.positions))
+    moves = len(res.positions) - 1
+    return CheckResult(UPPER_ONEHOT, m_star, method, moves,
+                       "agree" if ok and moves == m_star else "disagree",
+                       f"model trajectory of {moves} moves replayed: {why}; positions "
+                       + " ".join(f"({x},{y})" for x, y in res.positions),
+                       time.perf_counter() - t0), res.seconds
+
+
+def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = None,
+                       solver: str = "glucose4", table: MoveTable | None = None
+                       ) -> OneHotCertificate:
+    """The one-hot lower bound (checked proof at T = m*-1) and upper bound (replay at m*).
+
+    The domains of ONEHOT_DOMAINS are tried strongest first; a weaker one only when the
+    stronger one's proof is empty, so the certificate holds a proof with lemmas wherever
+    one of them needs search.
+    """
+    if m_star < 2:
+        raise ValueError("m* must be at least 2 for a lower bound at m*-1")
+    if table is None:
+        table = move_table(track, m_star)
+    directory = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="sat-"))
+    directory.mkdir(parents=True, exist_ok=True)
+    proof_path = directory / f"{_slug(track.name)}-onehot-T{m_star - 1}.drup"
+    t0 = time.perf_counter()
+    for backward, cells in ONEHOT_DOMAINS:
+        tb = time.perf_counter()
+        cnf = build_onehot_cnf(track, table.rows, m_star - 1, backward=backward, cells=cells)
+        build_s = time.perf_counter() - tb
+        res = solve_onehot(cnf, solver, proof_path)
+        if res.satisfiable or res.proof_lines:
+            break
+    lower, drup = judge_onehot_lower(cnf, res, m_star, track, t0)
+    upper, sat_s = _onehot_upper(track, table.rows, m_star, solver)
+    return OneHotCertificate(m_star, lower, upper, cnf.backward, cnf.cells, cnf.nvars,
+                             len(cnf.clauses), build_s, res.seconds, len(res.proof_lines),
+                             res.proof_bytes, drup.lemmas_checked if drup else 0,
+                             drup.seconds if drup else 0.0, sat_s, drup)
+
+
 def _slug(name: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "track"
 
 
 def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
                ) -> list[CheckResult]:
-    """The SAT checks of certify: lower bound (checked DRUP proof) and upper bound (replay).
+    """The SAT checks of certify: reachability-cut lower bound (checked DRUP proof) and upper
+    bound (replay), then the one-hot lower and upper bounds (`onehot_checks`).
 
     Not applicable when the track is unreachable or m* exceeds SAT_MAX_MSTAR.
     """
@@ -221,6 +373,25 @@ def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
                                f"m* > {SAT_MAX_MSTAR}: beyond the SAT certificate's size limit",
                                0.0)]
     cert = sat_certificate(track, bfs.m_star, out_dir)
+    return [cert.lower, cert.upper, *onehot_checks(track, bfs, out_dir)]
+
+
+def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
+                  ) -> list[CheckResult]:
+    """The one-hot lower and upper bounds of m*; not applicable beyond ONEHOT_MAX_MSTAR."""
+    m = bfs.m_star
+    method = "SAT on the one-hot CNF + DRUP check"
+    if not bfs.reachable or m is None:
+        return [CheckResult(LOWER_ONEHOT, None, method, None, "not-applicable",
+                            "the BFS reports no arrival; nothing to bound", 0.0)]
+    if m > ONEHOT_MAX_MSTAR:
+        return [CheckResult(LOWER_ONEHOT, m, method, None, "not-applicable",
+                            f"m* > {ONEHOT_MAX_MSTAR}: beyond the one-hot check's size limit",
+                            0.0)]
+    if m < 2:
+        return [CheckResult(LOWER_ONEHOT, m, method, None, "not-applicable",
+                            "m* = 1: no shorter horizon to refute", 0.0)]
+    cert = onehot_certificate(track, m, out_dir)
     return [cert.lower, cert.upper]
 
 
