@@ -335,7 +335,8 @@ class OneHotCnf:
     move t; P(t, c) the car is alive (not yet arrived) on cell c = (x, y, layer) after t
     moves; G(t) the start line has been crossed; A(k) move k arrives; L(t) not arrived after
     t moves. `pos` maps (t, x, y, layer) to P's variable, `vel` (t, vx, vy) to V's,
-    `arrive` k to A(k), for decoding a model.
+    `arrive` k to A(k), `alive` t to L(t), for decoding a model; the goal is the unit
+    clause -L(T) ("arrived within T moves").
     """
 
     horizon: int
@@ -344,6 +345,7 @@ class OneHotCnf:
     pos: dict[tuple[int, int, int, int], int]
     vel: dict[tuple[int, int, int], int]
     arrive: dict[int, int]
+    alive: tuple[int, ...]
     backward: bool
     cells: bool
     domain: str = ONEHOT_DOMAIN
@@ -627,7 +629,7 @@ def build_onehot_cnf(track: Track, rows: Sequence[Row], horizon: int, *,
 
     pos = {(t, *c): p for t in range(T) for c, p in P[t].items()}
     vel = {(t, *w): v for t in range(1, T + 1) for w, v in V[t].items()}
-    return OneHotCnf(T, clauses, counter[0], pos, vel, A, backward, cells)
+    return OneHotCnf(T, clauses, counter[0], pos, vel, A, tuple(L), backward, cells)
 
 
 def decode_onehot(cnf: OneHotCnf, true_vars: set[int]) -> tuple[tuple[int, int], ...]:
@@ -656,7 +658,11 @@ def decode_onehot(cnf: OneHotCnf, true_vars: set[int]) -> tuple[tuple[int, int],
 
 @dataclass(frozen=True)
 class OneHotSolve:
-    """A solver's answer on a one-hot CNF: a trajectory's positions, or the DRUP proof."""
+    """A solver's answer on a one-hot CNF: a trajectory's positions, or the DRUP proof.
+
+    `positions` is None when unsatisfiable, or when the model does not decode (then
+    `decode_error` says why: only a corrupted CNF has such models).
+    """
 
     satisfiable: bool
     solver: str
@@ -665,6 +671,7 @@ class OneHotSolve:
     proof_path: str | None
     proof_bytes: int
     seconds: float
+    decode_error: str = ""
 
 
 def solve_onehot(cnf: OneHotCnf, solver_name: str = "glucose4",
@@ -679,12 +686,17 @@ def solve_onehot(cnf: OneHotCnf, solver_name: str = "glucose4",
         proof = () if sat else tuple(solver.get_proof() or ())
     seconds = time.perf_counter() - t0
     positions = None
+    error = ""
     if sat:
         assert model is not None
-        positions = decode_onehot(cnf, {lit for lit in model if lit > 0})
+        try:
+            positions = decode_onehot(cnf, {lit for lit in model if lit > 0})
+        except ValueError as exc:
+            error = str(exc)
     text = "".join(line + "\n" for line in proof)
     written = None
     if proof_path is not None and not sat:
         Path(proof_path).write_text(text)
         written = str(proof_path)
-    return OneHotSolve(sat, solver_name, positions, proof, written, len(text.encode()), seconds)
+    return OneHotSolve(sat, solver_name, positions, proof, written, len(text.encode()), seconds,
+                       error)

@@ -273,7 +273,7 @@ def judge_onehot_lower(cnf: OneHotCnf, res: OneHotSolve, m_star: int, track: Tra
     size = (f"T = {T}: {cnf.nvars:,} vars, {len(cnf.clauses):,} clauses "
             f"(domain: {_domain_words(cnf)})")
     if res.satisfiable:
-        where = ""
+        where = f"; its model does not decode: {res.decode_error}"
         if res.positions is not None:
             ok, why = Geometry(track).replay(list(res.positions))
             where = f"; its trajectory of {len(res.positions) - 1} moves replays: {why}"
@@ -310,8 +310,10 @@ def _onehot_upper(track: Track, rows: Sequence[tuple[int, ...]], m_star: int,
     res = solve_onehot(cnf, solver)
     method = f"SAT ({solver}) on the one-hot CNF + geometry replay"
     if not res.satisfiable or res.positions is None:
-        return CheckResult(UPPER_ONEHOT, m_star, method, "unsatisfiable", "disagree",
-                           f"the one-hot CNF admits no trajectory within {m_star} moves",
+        why = (f"the model does not decode: {res.decode_error}" if res.satisfiable else
+               f"the one-hot CNF admits no trajectory within {m_star} moves")
+        return CheckResult(UPPER_ONEHOT, m_star, method, "unsatisfiable" if not res.satisfiable
+                           else "undecodable", "disagree", why,
                            time.perf_counter() - t0), res.seconds
     ok, why = Geometry(track).replay(list(res.positions))
     moves = len(res.positions) - 1

@@ -5,10 +5,21 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from racecert.model.parse import load_track
 from racecert.solvers.bfs import layered_bfs
-from racecert.solvers.sat import build_reach_cnf, solve_reach, untimed_closure
+from racecert.solvers.sat import (
+    build_onehot_cnf,
+    build_reach_cnf,
+    cell_relaxation,
+    decode_onehot,
+    solve_onehot,
+    solve_reach,
+    untimed_closure,
+)
 from racecert.verify.drup import check_drup
+from racecert.verify.geometry import Geometry
 from racecert.verify.movetable import build_move_table
 from racecert.verify.sat_checks import sat_certificate, sat_checks, table_successors
 
@@ -43,7 +54,7 @@ def test_certificate_agrees_with_the_bfs(tmp_path: Path) -> None:
     track = load_track(TINY)
     bfs = layered_bfs(track, "exact")
     checks = sat_checks(track, bfs, tmp_path)
-    assert [c.verdict for c in checks] == ["agree", "agree"]
+    assert [c.verdict for c in checks] == ["agree"] * 4
     assert dict(checks[0].artefacts)["proof check"] == "verified"
     assert checks[1].method_value == bfs.m_star
 
@@ -79,3 +90,64 @@ def test_a_missing_table_entry_breaks_the_upper_bound(tmp_path: Path) -> None:
     cert = sat_certificate(track, 3, tmp_path, table=bad)
     assert cert.upper.verdict == "disagree"
     assert cert.lower.verdict == "agree"
+
+
+# -- the factored one-hot CNF ------------------------------------------------------------
+
+
+def test_onehot_model_at_m_star_is_the_hand_worked_trajectory() -> None:
+    track = load_track(TINY)
+    table = build_move_table(track, 3)
+    res = solve_onehot(build_onehot_cnf(track, table.rows, 3))
+    assert res.satisfiable and res.positions == ((1, 1), (2, 1), (4, 1), (7, 1))
+
+
+@pytest.mark.parametrize("options", [(True, True), (True, False), (False, False)])
+@pytest.mark.parametrize(("name", "m_star"), [("tiny_straight", 3), ("mini_arcen", 4),
+                                              ("tiny_opening_shadow", 4), ("mini_apertura", 5),
+                                              ("apertura", 7)])
+def test_onehot_is_unsat_below_m_star_and_replays_at_m_star(name: str, m_star: int,
+                                                            options: tuple[bool, bool]) -> None:
+    """Every domain option: UNSAT (checked proof) at m*-1, a replayable trajectory at m*."""
+    track = load_track(TINY.parent / f"{name}.toml")
+    table = build_move_table(track, m_star)
+    backward, cells = options
+    below = build_onehot_cnf(track, table.rows, m_star - 1, backward=backward, cells=cells)
+    res = solve_onehot(below)
+    assert not res.satisfiable
+    assert check_drup(below.clauses, list(res.proof_lines)).verified
+    at = solve_onehot(build_onehot_cnf(track, table.rows, m_star, backward=backward,
+                                       cells=cells))
+    assert at.satisfiable and at.positions is not None
+    assert Geometry(track).replay(list(at.positions)) == (True, "ok")
+    assert len(at.positions) - 1 == m_star
+
+
+def test_cell_relaxation_holds_every_optimal_trajectory() -> None:
+    """The relaxation is derived from the rules, so the BFS's optimal states lie inside it."""
+    track = load_track(TINY.parent / "tiny_circuit_nocont.toml")
+    bfs = layered_bfs(track, "exact")
+    assert bfs.dag is not None and bfs.m_star == 17
+    rel = cell_relaxation(track, build_move_table(track, 17).rows, 17)
+    for t, layer in enumerate(bfs.dag.layers):
+        for i in range(len(layer)):
+            s = layer.state(i)
+            assert ((s.x, s.y, s.layer), s.progress) in rel[t]
+    # and it is a real restriction: far fewer pairs than (endable cell, progress) x time
+    x0, y0 = track.car.position
+    assert rel[0] == {((x0, y0, track.car.layer), 0)}
+    endable = sum(track.endable(0, x, y) for x in range(track.width) for y in range(track.height))
+    assert sum(map(len, rel)) < endable * 2 * 17 // 2
+
+
+def test_decode_rejects_a_model_without_arrival() -> None:
+    track = load_track(TINY)
+    cnf = build_onehot_cnf(track, build_move_table(track, 3).rows, 3)
+    with pytest.raises(ValueError, match="no cell true|arrives at no move"):
+        decode_onehot(cnf, set())
+
+
+def test_onehot_rejects_a_non_positive_horizon() -> None:
+    track = load_track(TINY)
+    with pytest.raises(ValueError, match="at least 1"):
+        build_onehot_cnf(track, (), 0)
