@@ -32,7 +32,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from racecert.model.track import DIRECTION_VECTORS, Track
@@ -331,7 +331,7 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
 
     The domains of ONEHOT_DOMAINS are tried strongest first; a weaker one only when the
     stronger one's proof is empty, so the certificate holds a proof with lemmas wherever
-    one of them needs search.
+    one of them needs search (when none does, the strongest is reported).
     """
     if m_star < 2:
         raise ValueError("m* must be at least 2 for a lower bound at m*-1")
@@ -341,13 +341,19 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
     directory.mkdir(parents=True, exist_ok=True)
     proof_path = directory / f"{_slug(track.name)}-onehot-T{m_star - 1}.drup"
     t0 = time.perf_counter()
+    tried: list[tuple[OneHotCnf, OneHotSolve, float]] = []
     for backward, cells in ONEHOT_DOMAINS:
         tb = time.perf_counter()
         cnf = build_onehot_cnf(track, table.rows, m_star - 1, backward=backward, cells=cells)
         build_s = time.perf_counter() - tb
-        res = solve_onehot(cnf, solver, proof_path)
+        res = solve_onehot(cnf, solver)
+        tried.append((cnf, res, build_s))
         if res.satisfiable or res.proof_lines:
             break
+    else:  # every domain is refuted by unit propagation alone: report the strongest
+        cnf, res, build_s = tried[0]
+    proof_path.write_text("".join(line + "\n" for line in res.proof_lines))
+    res = replace(res, proof_path=None if res.satisfiable else str(proof_path))
     lower, drup = judge_onehot_lower(cnf, res, m_star, track, t0)
     upper, sat_s = _onehot_upper(track, table.rows, m_star, solver)
     return OneHotCertificate(m_star, lower, upper, cnf.backward, cnf.cells, cnf.nvars,
