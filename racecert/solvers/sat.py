@@ -15,8 +15,9 @@ iff some trajectory arrives within T moves. Every clause has at most one
 negative literal (dual Horn), so unit propagation alone refutes an
 unsatisfiable instance: the solver's DRUP proof is short (often just the empty
 clause) and the proof checker's unit propagation over the whole CNF is what
-certifies the lower bound. (A one-hot encoding needs search and measured
-86 MB proofs on a 30x30 toy; see TOOLCHAIN-NOTES.)
+certifies the lower bound. The second encoding of this module,
+`build_onehot_cnf` (factored one-hot coordinates, velocities and cells), needs
+search: its proofs have lemmas for the checker to verify (see below).
 
 Which states get variables (the *domain*), to keep the CNF small, is a sound
 relaxation derived from the rules, never from the BFS oracle's states:
@@ -326,6 +327,22 @@ ONEHOT_DOMAIN = ("coordinates and velocities restricted per time step by per-axi
                  "the verify move table, independent of the BFS oracle")
 
 
+def onehot_domain(backward: bool, cells: bool) -> str:
+    """The words of the certificate for the domain options of `build_onehot_cnf`."""
+    if backward and cells:
+        return ONEHOT_DOMAIN
+    parts = ["coordinates and velocities restricted per time step by per-axis kinematics "
+             "(in-grid forward reach from rest"]
+    if backward:
+        parts.append("; while not arrived, a per-axis crossing of the next line still due "
+                     "within the moves left")
+    if cells:
+        parts.append("; cells by a speed-capped relaxation")
+    parts.append("), derived from the rules and the verify move table, independent of the "
+                 "BFS oracle")
+    return "".join(parts)
+
+
 @dataclass(frozen=True)
 class OneHotCnf:
     """The factored one-hot CNF of "the car arrives within `horizon` moves".
@@ -629,7 +646,8 @@ def build_onehot_cnf(track: Track, rows: Sequence[Row], horizon: int, *,
 
     pos = {(t, *c): p for t in range(T) for c, p in P[t].items()}
     vel = {(t, *w): v for t in range(1, T + 1) for w, v in V[t].items()}
-    return OneHotCnf(T, clauses, counter[0], pos, vel, A, tuple(L), backward, cells)
+    return OneHotCnf(T, clauses, counter[0], pos, vel, A, tuple(L), backward, cells,
+                     onehot_domain(backward, cells))
 
 
 def decode_onehot(cnf: OneHotCnf, true_vars: set[int]) -> tuple[tuple[int, int], ...]:
