@@ -300,6 +300,7 @@ def _build(doc: dict[str, Any], src: _Source, sha: str) -> Track:
 
 
 def _check_ramps(src: _Source, ground: tuple[str, ...], elevated: tuple[str, ...] | None) -> None:
+    """A ramp must sit at the same cell in both grids (the elevated grid is never larger)."""
     for y, row in enumerate(ground):
         for x, c in enumerate(row):
             e = elevated[y][x] if elevated and y < len(elevated) and x < len(elevated[y]) else " "
@@ -307,12 +308,6 @@ def _check_ramps(src: _Source, ground: tuple[str, ...], elevated: tuple[str, ...
                 key = "ground" if c == "/" else "elevated"
                 raise src.cell_error(key, x, y, "a ramp '/' must appear at the same cell in "
                                      "both the ground and the elevated grid")
-    if elevated:
-        for y, row in enumerate(elevated):
-            for x, c in enumerate(row):
-                if c == "/" and ground[y][x] != "/":
-                    raise src.cell_error("elevated", x, y, "a ramp '/' must appear at the same "
-                                         "cell in both the ground and the elevated grid")
 
 
 def _line_ends_blocked(track: Track, line: Line) -> bool:

@@ -100,12 +100,11 @@ def apply_move(track: Track, s: CarState, accel: tuple[int, int]) -> MoveResult:
     prev: tuple[int, int] | None = None
     for dx, dy, t in touched_offsets(vx, vy):
         cx, cy = s.x + dx, s.y + dy
-        if track.drivable(layer, cx, cy):
-            pass
-        elif prev is not None and track.is_ramp(*prev) and track.drivable(1 - layer, cx, cy):
-            layer = 1 - layer
-        else:
-            return MoveResult(False, f"cell ({cx}, {cy}) not drivable in layer {layer}")
+        if not track.drivable(layer, cx, cy):
+            if prev is not None and track.is_ramp(*prev) and track.drivable(1 - layer, cx, cy):
+                layer = 1 - layer  # leaving a ramp into a cell of the other layer only
+            else:
+                return MoveResult(False, f"cell ({cx}, {cy}) not drivable in layer {layer}")
         walked.append((cx, cy, layer, t))
         prev = (cx, cy)
     qx, qy = s.x + vx, s.y + vy

@@ -10,7 +10,7 @@ if the flood cannot do something, no trajectory can.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from racecert.model.geometry import line_crossing
 from racecert.model.track import Line, Track
@@ -38,13 +38,12 @@ def step_crosses(line: Line, node: Node, dx: int, dy: int, landed: Node) -> int:
     return 1 if v * line.sign > 0 else -1
 
 
-def flood(track: Track, sources: Iterable[Node], blocked: tuple[Line, ...],
-          stop_on: Line | None = None) -> tuple[set[Node], bool]:
-    """Cells reachable from `sources` by unit steps that cross no line in `blocked`.
+StepFilter = Callable[[Node, int, int, Node], bool]
 
-    Returns the reached set and whether a step could cross `stop_on` legally
-    (such steps are not taken).
-    """
+
+def _flood(track: Track, sources: Iterable[Node], passable: StepFilter, target: Line | None,
+           take_target_steps: bool) -> tuple[set[Node], bool]:
+    """Breadth-first unit-step flood; also reports whether a step crosses `target` legally."""
     seen: set[Node] = set(sources)
     queue = deque(seen)
     hit = False
@@ -54,15 +53,27 @@ def flood(track: Track, sources: Iterable[Node], blocked: tuple[Line, ...],
             nxt = unit_step(track, node, dx, dy)
             if nxt is None:
                 continue
-            if stop_on is not None and step_crosses(stop_on, node, dx, dy, nxt) == 1:
+            if target is not None and step_crosses(target, node, dx, dy, nxt) == 1:
                 hit = True
-                continue
-            if any(step_crosses(line, node, dx, dy, nxt) != 0 for line in blocked):
-                continue
-            if nxt not in seen:
+                if not take_target_steps:
+                    continue
+            if passable(node, dx, dy, nxt) and nxt not in seen:
                 seen.add(nxt)
                 queue.append(nxt)
     return seen, hit
+
+
+def flood(track: Track, sources: Iterable[Node], blocked: tuple[Line, ...],
+          stop_on: Line | None = None) -> tuple[set[Node], bool]:
+    """Cells reachable from `sources` by unit steps that cross no line in `blocked`.
+
+    Returns the reached set and whether a step could cross `stop_on` legally
+    (such steps are not taken).
+    """
+    def passable(node: Node, dx: int, dy: int, nxt: Node) -> bool:
+        return all(step_crosses(line, node, dx, dy, nxt) == 0 for line in blocked)
+
+    return _flood(track, sources, passable, stop_on, take_target_steps=False)
 
 
 def reaches_finish_before_start(track: Track) -> bool:
@@ -83,23 +94,10 @@ def flood_directed(track: Track, sources: Iterable[Node], lines: tuple[Line, ...
 
     Returns the reached set and whether some step crosses `target` legally.
     """
-    seen: set[Node] = set(sources)
-    queue = deque(seen)
-    hit = False
-    while queue:
-        node = queue.popleft()
-        for dx, dy in STEPS:
-            nxt = unit_step(track, node, dx, dy)
-            if nxt is None:
-                continue
-            if step_crosses(target, node, dx, dy, nxt) == 1:
-                hit = True
-            if any(step_crosses(line, node, dx, dy, nxt) == -1 for line in lines):
-                continue
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append(nxt)
-    return seen, hit
+    def passable(node: Node, dx: int, dy: int, nxt: Node) -> bool:
+        return all(step_crosses(line, node, dx, dy, nxt) != -1 for line in lines)
+
+    return _flood(track, sources, passable, target, take_target_steps=True)
 
 
 def exit_cells(track: Track, line: Line) -> list[Node]:

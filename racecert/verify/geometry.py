@@ -175,14 +175,13 @@ class Geometry:
         prev_ramp = False
         for i, (dx, dy, t) in enumerate(cells):
             cx, cy = x + dx, y + dy
-            if self.surface(cur, cx, cy) != _OFF:
-                pass
-            elif prev_ramp and self.surface(1 - cur, cx, cy) != _OFF:
-                cur = 1 - cur
-            else:
-                res = (False, f"touches ({cx}, {cy}), off-track in layer {cur}", cur, ())
-                self._walk_cache[key] = res
-                return res
+            if self.surface(cur, cx, cy) == _OFF:
+                if prev_ramp and self.surface(1 - cur, cx, cy) != _OFF:
+                    cur = 1 - cur
+                else:
+                    res = (False, f"touches ({cx}, {cy}), off-track in layer {cur}", cur, ())
+                    self._walk_cache[key] = res
+                    return res
             leave = cells[i + 1][2] if i + 1 < len(cells) else Fraction(1)
             spans.append((t, leave, cur))
             prev_ramp = self.surface(0, cx, cy) == _RAMP
