@@ -28,7 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run --out BENCHMARKS.md
 
 lint: $(STAMP)
-	$(BIN)/ruff check racecert tests benchmarks
+	$(BIN)/ruff check racecert tests benchmarks tracks
 
 clean:
 	rm -rf $(VENV) $(REPORT) .pytest_cache
