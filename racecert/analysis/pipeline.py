@@ -114,6 +114,7 @@ class Analysis:
                 "kinematic": self.aptitude.kinematic,
                 "states_explored": self.aptitude.states_explored,
             },
+            "continuity_applicable": None if c is None else c.applicable,
             "continuable_count": None if c is None else str(c.continuable_count),
             "continuable_count_editor": None if c is None else str(c.continuable_count_editor),
             "continuable_percent": None if c is None else float(100 * c.percent),

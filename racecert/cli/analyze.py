@@ -57,7 +57,9 @@ def human_report(a: Analysis) -> str:
             ("optimal trajectories", f"{n:,}" + (f"  (~{n:.3e})" if n >= 10**6 else "")),
             ("distinct final states", str(j["final_states"])),
         ]
-        if j["continuable_count"] is not None:
+        if j["continuity_applicable"] is False:
+            rows += [("continuable", "not applicable (a stage: no second lap)")]
+        elif j["continuable_count"] is not None:
             rows += [
                 ("continuable (race rule)", f"{int(j['continuable_count']):,}  "
                                             f"({j['continuable_percent']:.2f} %)"),

@@ -20,6 +20,7 @@ def test_analyze_table_json_and_svg(tmp_path, capsys) -> None:
     data = json.loads(out.read_text())
     assert KEYS <= set(data)
     assert data["continuable_count"] == "3422" and data["m_cont"] is None
+    assert data["continuity_applicable"] is True and "continuable (race rule)" in table
     for name in ("green", "blue"):
         assert {"moves", "length", "length_exact", "ties"} <= set(data[name])
     text = svg.read_text()
@@ -32,6 +33,13 @@ def test_analyze_json_stdout(capsys) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data["m_star"] == 3 and data["yellow"]["length_exact"] == "6"
     assert data["coverage"]["red"] == "7/8"
+    assert data["kind"] == "stage" and data["continuity_applicable"] is False
+
+
+def test_stage_table_says_continuity_does_not_apply(capsys) -> None:
+    assert main(["analyze", "tracks/espiral.toml"]) == 0
+    table = capsys.readouterr().out
+    assert "not applicable (a stage" in table and "continuable (race rule)" not in table
 
 
 def test_analyze_bad_file(tmp_path, capsys) -> None:
