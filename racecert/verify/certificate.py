@@ -146,7 +146,7 @@ def _bfs_json(b: BfsResult) -> dict[str, Any]:
 # Modules whose `CHECKS: list[Check]` certify() runs by default, in this order. A module
 # that does not exist (yet) or has no CHECKS is skipped.
 CHECK_MODULES = ("racecert.verify.checks_cpsat", "racecert.verify.checks_sat",
-                 "racecert.verify.sat_checks")
+                 "racecert.verify.sat_checks", "racecert.verify.maxsat_checks")
 
 
 def default_checks() -> list[Check]:
