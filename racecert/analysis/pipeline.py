@@ -18,7 +18,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from racecert.analysis.coverage import Coverage, jaccard_distance, red_coverage
@@ -93,6 +92,7 @@ class Analysis:
         """The fixed JSON interface (counts as decimal strings: they exceed 2^53)."""
         b = self.bfs
         c = self.continuity
+        cn = c if c is not None and c.applicable else None  # figures only where they apply
         yt = self.yellow_trajectory
         out: dict[str, Any] = {
             "track": self.track.name,
@@ -115,10 +115,10 @@ class Analysis:
                 "states_explored": self.aptitude.states_explored,
             },
             "continuity_applicable": None if c is None else c.applicable,
-            "continuable_count": None if c is None else str(c.continuable_count),
-            "continuable_count_editor": None if c is None else str(c.continuable_count_editor),
-            "continuable_percent": None if c is None else float(100 * c.percent),
-            "continuable_fraction_exact": None if c is None else str(c.percent),
+            "continuable_count": None if cn is None else str(cn.continuable_count),
+            "continuable_count_editor": None if cn is None else str(cn.continuable_count_editor),
+            "continuable_percent": None if cn is None else float(100 * cn.percent),
+            "continuable_fraction_exact": None if cn is None else str(cn.percent),
             "m_cont": None if c is None else c.m_cont,
             "bound": self.bound.to_json(),
             "yellow": None if yt is None else {
@@ -207,7 +207,7 @@ def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = No
                 spatial_sep=jaccard_distance(reps.green.trajectory.cells,
                                              reps.blue.trajectory.cells),
                 circuit=circuit,
-                continuable=None if cont is None else Fraction(cont.percent))
+                continuable=cont.percent)
             timings["score"] = time.perf_counter() - s
     return Analysis(track, mode, bfs, yellow, bound, aptitude, cont, reps, cov, score,
                     time.perf_counter() - t0, timings)

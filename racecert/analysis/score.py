@@ -34,6 +34,7 @@ from typing import Any
 from racecert.verify.radicals import RadicalSum
 
 WEIGHTS = {"coverage": 25, "expert_advantage": 25, "diversity": 20, "continuity": 30}
+MAX_BITS = 1 << 16  # enclosure precision beyond which rounding is called undecided
 CAP = 19
 BANDS = ((20, "rejected"), (40, "weak"), (60, "fair"), (80, "good"))
 
@@ -184,6 +185,8 @@ def compute_score(*, red: Fraction, yellow_moves: int, m_star: int, green: Radic
         if round(raw_lo, 2) == round(raw_hi, 2):
             break
         bits *= 2
+        if bits > MAX_BITS:  # cannot happen: an irrational score is never a half-cent
+            raise RuntimeError(f"score rounding undecided after {MAX_BITS}-bit enclosures")
         e = euclid_sep(green, blue, bits)
     rounded = round(raw_lo, 2)
     capped = False

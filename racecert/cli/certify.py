@@ -56,7 +56,12 @@ def human_report(c: Certificate) -> str:
     arb = "\n".join(
         f"- {a.figure}: exact {a.exact}, editor {a.editor}, {a.method} {a.independent} -> "
         f"agrees with {', '.join(a.agrees_with) or 'neither key'}" for a in c.arbitrations)
-    verdict = "CERTIFIED: no check disagrees" if c.ok else "DISAGREEMENT: see the table"
+    if not c.ok:
+        verdict = "DISAGREEMENT: see the table"
+    elif c.certified:
+        verdict = "CERTIFIED: no check disagrees"
+    else:
+        verdict = "NOT CERTIFIED: nothing disagrees, but no independent check applied"
     parts = [head, "", table, "", notes]
     if arb:
         parts += ["", "editor vs exact key (SPEC §4, limit 1):", arb]

@@ -114,8 +114,14 @@ class Certificate:
 
     @property
     def ok(self) -> bool:
-        """No check disagrees."""
+        """No check disagrees (what the exit status reports)."""
         return all(r.verdict != "disagree" for r in self.results)
+
+    @property
+    def certified(self) -> bool:
+        """No check disagrees and at least one independent check agrees: `not-applicable`
+        is never counted as agreement, so a track no method could examine is not certified."""
+        return self.ok and any(r.verdict == "agree" for r in self.results)
 
     def to_json(self) -> dict[str, Any]:
         t = self.track
@@ -132,7 +138,8 @@ class Certificate:
             "checks": [r.to_json() for r in self.results],
             "arbitration": [a.to_json() for a in self.arbitrations],
             "summary": {"agree": n["agree"], "disagree": n["disagree"],
-                        "not_applicable": n["not-applicable"], "ok": self.ok},
+                        "not_applicable": n["not-applicable"], "ok": self.ok,
+                        "certified": self.certified},
             "seconds": round(self.seconds, 3),
         }
 
@@ -145,8 +152,8 @@ def _bfs_json(b: BfsResult) -> dict[str, Any]:
 
 # Modules whose `CHECKS: list[Check]` certify() runs by default, in this order. A module
 # that does not exist (yet) or has no CHECKS is skipped.
-CHECK_MODULES = ("racecert.verify.checks_cpsat", "racecert.verify.checks_sat",
-                 "racecert.verify.sat_checks", "racecert.verify.maxsat_checks")
+CHECK_MODULES = ("racecert.verify.checks_cpsat", "racecert.verify.sat_checks",
+                 "racecert.verify.maxsat_checks")
 
 
 def default_checks() -> list[Check]:

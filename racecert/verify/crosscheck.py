@@ -137,13 +137,13 @@ def parse_result(data: Any) -> OtherResult:
     values: dict[str, Any] = {}
     if "m_star" in data:
         values["m_star"] = None if data["m_star"] is None else _count("m_star", data["m_star"])
-    for k in COUNT_KEYS:
-        if k in data:
+    for k in COUNT_KEYS:  # null = not given (e.g. continuity on a stage)
+        if data.get(k) is not None:
             values[k] = _count(k, data[k])
-    if "continuable_percent" in data:
+    if data.get("continuable_percent") is not None:
         values["continuable_percent"] = _number("continuable_percent",
                                                 data["continuable_percent"])
-    if "score" in data:
+    if data.get("score") is not None:
         s = data["score"]
         values["score"] = _number("score.total", s.get("total") if isinstance(s, dict) else s)
     for k in TRAJ_KEYS:

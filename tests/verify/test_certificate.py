@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from racecert.model.parse import parse_track
+from racecert.model.parse import load_track, parse_track
 from racecert.solvers.bfs import layered_bfs
 from racecert.verify import checks_cpsat
 from racecert.verify.certificate import (
@@ -121,3 +121,11 @@ def test_a_disagreeing_plugged_check_makes_the_certificate_fail() -> None:
     c = certify(RING, [bogus])
     assert not c.ok and c.to_json()["summary"]["disagree"] == 1
     assert checks_cpsat.check_geometry in default_checks()
+
+
+def test_nothing_applicable_is_not_certified() -> None:
+    """`not-applicable` never counts as agreement: no check, no certificate."""
+    none = certify(load_track("tracks/tiny_straight.toml"), checks=[])
+    assert none.ok and not none.certified
+    some = certify(load_track("tracks/tiny_straight.toml"), checks=[checks_cpsat.check_m_star])
+    assert some.ok and some.certified
