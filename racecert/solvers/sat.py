@@ -266,26 +266,45 @@ class ReachSolve:
     seconds: float
 
 
-def solve_reach(cnf: ReachCnf, solver_name: str = "glucose4",
-                proof_path: str | Path | None = None) -> ReachSolve:
-    """Solve with a proof-logging python-sat solver; extract a trajectory or keep the proof."""
+@dataclass(frozen=True)
+class _ProofRun:
+    """One proof-logging solver run: the model when SAT, the written proof when UNSAT."""
+
+    sat: bool
+    true_vars: set[int]
+    proof: tuple[str, ...]
+    proof_path: str | None
+    proof_bytes: int
+    seconds: float
+
+
+def _run_with_proof(clauses: list[list[int]], solver_name: str,
+                    proof_path: str | Path | None) -> _ProofRun:
+    """Solve with a proof-logging python-sat solver; write the proof to `proof_path` if UNSAT."""
     from pysat.solvers import Solver
 
     t0 = time.perf_counter()
-    with Solver(name=solver_name, bootstrap_with=cnf.clauses, with_proof=True) as solver:
+    with Solver(name=solver_name, bootstrap_with=clauses, with_proof=True) as solver:
         sat = bool(solver.solve())
         model = solver.get_model() if sat else None
         proof = () if sat else tuple(solver.get_proof() or ())
     seconds = time.perf_counter() - t0
-    trajectory = None
-    if sat:
-        assert model is not None
-        trajectory = extract_trajectory(cnf, set(lit for lit in model if lit > 0))
+    true_vars = {lit for lit in model if lit > 0} if model is not None else set()
     text = "".join(line + "\n" for line in proof)
+    written = None
     if proof_path is not None and not sat:
         Path(proof_path).write_text(text)
-    return ReachSolve(sat, solver_name, trajectory, proof, str(proof_path) if proof_path and
-                      not sat else None, len(text.encode()), seconds)
+        written = str(proof_path)
+    return _ProofRun(sat, true_vars, proof, written, len(text.encode()), seconds)
+
+
+def solve_reach(cnf: ReachCnf, solver_name: str = "glucose4",
+                proof_path: str | Path | None = None) -> ReachSolve:
+    """Solve with a proof-logging python-sat solver; extract a trajectory or keep the proof."""
+    run = _run_with_proof(cnf.clauses, solver_name, proof_path)
+    trajectory = extract_trajectory(cnf, run.true_vars) if run.sat else None
+    return ReachSolve(run.sat, solver_name, trajectory, run.proof, run.proof_path,
+                      run.proof_bytes, run.seconds)
 
 
 def extract_trajectory(cnf: ReachCnf, true_vars: set[int]) -> tuple[State, ...]:
@@ -695,26 +714,13 @@ class OneHotSolve:
 def solve_onehot(cnf: OneHotCnf, solver_name: str = "glucose4",
                  proof_path: str | Path | None = None) -> OneHotSolve:
     """Solve with a proof-logging python-sat solver; decode a model or keep the proof."""
-    from pysat.solvers import Solver
-
-    t0 = time.perf_counter()
-    with Solver(name=solver_name, bootstrap_with=cnf.clauses, with_proof=True) as solver:
-        sat = bool(solver.solve())
-        model = solver.get_model() if sat else None
-        proof = () if sat else tuple(solver.get_proof() or ())
-    seconds = time.perf_counter() - t0
+    run = _run_with_proof(cnf.clauses, solver_name, proof_path)
     positions = None
     error = ""
-    if sat:
-        assert model is not None
+    if run.sat:
         try:
-            positions = decode_onehot(cnf, {lit for lit in model if lit > 0})
+            positions = decode_onehot(cnf, run.true_vars)
         except ValueError as exc:
             error = str(exc)
-    text = "".join(line + "\n" for line in proof)
-    written = None
-    if proof_path is not None and not sat:
-        Path(proof_path).write_text(text)
-        written = str(proof_path)
-    return OneHotSolve(sat, solver_name, positions, proof, written, len(text.encode()), seconds,
-                       error)
+    return OneHotSolve(run.sat, solver_name, positions, run.proof, run.proof_path,
+                       run.proof_bytes, run.seconds, error)
