@@ -29,6 +29,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check racecert tests benchmarks tracks
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) $(REPORT) .pytest_cache

@@ -1,4 +1,4 @@
-"""Benchmark of the envelopes and of A* vs BFS (SPEC §5 "Envelopes", "A*").
+"""Benchmark of the envelopes and of A* vs BFS (docs/report.md "Envelopes", "A*").
 
 `section()` returns a markdown section for BENCHMARKS.md (collected by the
 benchmark runner). Per bundled track: BFS (the authority) vs A* with the
@@ -22,9 +22,9 @@ from benchmarks.generate import corridor, open_area
 from racecert.analysis.representatives import RepresentativeDP
 from racecert.model.parse import load_track, parse_track
 from racecert.model.track import Track
-from racecert.solvers.astar import astar
-from racecert.solvers.bfs import layered_bfs
-from racecert.solvers.envelopes import HORIZON, axis_interval, bounded_bfs
+from racecert.oracle.astar import astar
+from racecert.oracle.bfs import layered_bfs
+from racecert.oracle.envelopes import HORIZON, axis_interval, bounded_bfs
 
 T = TypeVar("T")
 

@@ -57,9 +57,9 @@ RUNS = 3
 
 # Functions whose cumulative time the profile reports, with the name printed for them.
 PROFILED = (("racecert/model/rules.py", "expand", "expanding states (rules.expand)"),
-            ("racecert/solvers/bfs.py", "_new_keys", "deduplicating (sort + scan vs visited)"),
-            ("racecert/solvers/bfs.py", "_layer_states", "decoding layers from their keys"),
-            ("racecert/solvers/bfs.py", "_finish", "backward pass and exact counts"))
+            ("racecert/oracle/bfs.py", "_new_keys", "deduplicating (sort + scan vs visited)"),
+            ("racecert/oracle/bfs.py", "_layer_states", "decoding layers from their keys"),
+            ("racecert/oracle/bfs.py", "_finish", "backward pass and exact counts"))
 
 
 def run_case(name: str) -> dict[str, float | int | str]:
@@ -69,7 +69,7 @@ def run_case(name: str) -> dict[str, float | int | str]:
     of the interpreter with numpy and racecert loaded).
     """
     from racecert.model.parse import parse_track
-    from racecert.solvers.bfs import layered_bfs
+    from racecert.oracle.bfs import layered_bfs
 
     if name == "baseline":
         return {"self_maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
@@ -94,7 +94,7 @@ def profile_case(name: str) -> dict[str, float]:
     import pstats
 
     from racecert.model.parse import parse_track
-    from racecert.solvers.bfs import layered_bfs
+    from racecert.oracle.bfs import layered_bfs
 
     track = parse_track(CASES[name].text.encode(), f"<{name}>")
     prof = cProfile.Profile(time.process_time)

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.generate import corridor, open_area
+from racecert.certification.certificate import certify
+from racecert.certification.checks_cpsat import move_table, race_model
+from racecert.certification.geometry_check import crosscheck_geometry
+from racecert.independent.cpsat import count_solutions, solve
 from racecert.model.parse import load_track, parse_track
 from racecert.model.track import Track
-from racecert.solvers.bfs import layered_bfs
-from racecert.solvers.cpsat import count_solutions, solve
-from racecert.verify.certificate import certify
-from racecert.verify.checks_cpsat import move_table, race_model
-from racecert.verify.geometry_check import crosscheck_geometry
+from racecert.oracle.bfs import layered_bfs
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT_S = 60.0

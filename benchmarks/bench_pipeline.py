@@ -22,10 +22,10 @@ from pathlib import Path
 from benchmarks.generate import corridor, open_area
 from racecert.analysis import Analysis, analyze
 from racecert.model.parse import load_track, parse_track
+from racecert.model.radicals import RadicalSum
 from racecert.model.track import Track
-from racecert.solvers.bfs import layered_bfs
-from racecert.solvers.dijkstra import shortest_trajectory
-from racecert.verify.radicals import RadicalSum
+from racecert.oracle.bfs import layered_bfs
+from racecert.oracle.dijkstra import shortest_trajectory
 
 TRACKS = ("tiny_straight", "4_esquinas", "ocho", "espiral", "candelabro", "llanura")
 STEPS = ("yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score")

@@ -1,4 +1,4 @@
-"""Benchmark of the SAT certificate of m* (racecert.verify.sat_checks).
+"""Benchmark of the SAT certificate of m* (racecert.certification.sat_checks).
 
 `section()` returns a markdown section for BENCHMARKS.md with two tables, per bundled
 track (tracks/*.toml and tracks/limits/*.toml):
@@ -20,15 +20,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from racecert.model.parse import load_track
-from racecert.solvers.bfs import layered_bfs
-from racecert.verify.checks_cpsat import move_table
-from racecert.verify.sat_checks import (
+from racecert.certification.checks_cpsat import move_table
+from racecert.certification.sat_checks import (
     ONEHOT_MAX_MSTAR,
     SAT_MAX_MSTAR,
     onehot_certificate,
     sat_certificate,
 )
+from racecert.model.parse import load_track
+from racecert.oracle.bfs import layered_bfs
 
 TRACKS = Path(__file__).resolve().parents[1] / "tracks"
 
@@ -82,11 +82,12 @@ def section() -> str:
                 f"{h.check_seconds:.2f} | {h.sat_solve_seconds:.2f} | {total:.2f} | "
                 f"{h.lower.verdict}/{h.upper.verdict} |")
     return "\n".join([
-        "## SAT certificates of m* (Glucose 4, DRUP proofs checked by racecert.verify.drup)",
+        "## SAT certificates of m* (Glucose 4, DRUP proofs checked by racecert.independent.drup)",
         "",
         f"Machine: {platform.processor() or platform.machine()}, Python "
         f"{platform.python_version()}. Lower bound: T = m*-1 UNSAT, proof checked by "
-        "racecert.verify.drup; upper bound: T = m* model replayed by the verify geometry.",
+        "racecert.independent.drup; upper bound: T = m* model replayed by the independent "
+        "geometry.",
         "",
         "### Reachability-cut CNF (refuted by unit propagation: the proofs are empty)",
         "",

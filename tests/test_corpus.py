@@ -24,7 +24,7 @@ from racecert.analysis import Analysis, analyze
 from racecert.analysis.svg import render_svg
 from racecert.model.parse import load_track
 from racecert.model.track import Track
-from racecert.solvers.bfs import BfsResult, layered_bfs
+from racecert.oracle.bfs import BfsResult, layered_bfs
 
 TRACKS = Path(__file__).resolve().parent.parent / "tracks"
 README = TRACKS / "README.md"

@@ -12,7 +12,7 @@ score). The script rewrites only the lines between each table's two markers of R
 Adding a column: append a `Column` to `COLUMNS` or `PIPELINE_COLUMNS`. A column that
 shows a figure of the analysis should be built with `per_mode(header, render)`: it then
 shows the exact-mode value, followed by ` (editor: V)` on the tracks whose editor-mode
-value V differs (tracks with an opening rule are analysed in both modes, SPEC §4). E.g.
+value V differs (tracks with an opening rule are analysed in both modes, docs/rules.md). E.g.
 `per_mode("yellow", lambda j: j["yellow"]["length"])`.
 """
 

@@ -1,4 +1,4 @@
-"""Random search for tracks on which the editor key and the exact key disagree (SPEC §4).
+"""Random search for tracks on which the editor key and the exact key disagree (docs/rules.md).
 
 Small walled grids with random walls and a random opening rule; S and F span the whole
 height (so both are cuts and S comes first). For each valid track, `layered_bfs` runs
@@ -17,7 +17,7 @@ import sys
 
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
-from racecert.solvers.bfs import layered_bfs
+from racecert.oracle.bfs import layered_bfs
 
 
 def random_track(rng: random.Random) -> str:

@@ -1,4 +1,4 @@
-"""Red coverage: the share of the track that optimal trajectories use (SPEC §5.7).
+"""Red coverage: the share of the track that optimal trajectories use (docs/report.md).
 
 Definitions (docs/report.md):
 
@@ -7,7 +7,7 @@ Definitions (docs/report.md):
 - *drivable cells* are the cells drivable in some layer: every (x, y) whose
   character is not off-track in `ground` or in `elevated` (asphalt,
   shoulders and ramps all count);
-- *red cells* are the cells touched (SPEC §1: the segment meets the cell's
+- *red cells* are the cells touched (docs/rules.md: the segment meets the cell's
   interior) by some move of the optimal DAG, arriving moves included, plus the
   initial position;
 - coverage = |red| / |drivable| as an exact `Fraction`.
@@ -22,7 +22,7 @@ import numpy as np
 
 from racecert.model.geometry import touched_offsets
 from racecert.model.track import Track
-from racecert.solvers.bfs import OptimalDag
+from racecert.oracle.bfs import OptimalDag
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The trajectory library for AI drivers (SPEC §5 "Library", seed "trai, troi y tray").
+"""The trajectory library for AI drivers (docs/report.md).
 
 Per track: `trai` = blue (longest) among eligible optimal trajectories,
 `troi` = green (shortest) among eligible ones, `tray` = yellow. Eligible =

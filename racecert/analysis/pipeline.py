@@ -1,4 +1,4 @@
-"""The analysis pipeline (SPEC §5, seed steps 1-7): from a track to every reported figure.
+"""The analysis pipeline (docs/report.md): from a track to every reported figure.
 
 1. yellow: `shortest_trajectory` on the phase-aware key (selection = mode);
 2. bound: yellow's move count bounds m*;
@@ -24,13 +24,14 @@ from racecert.analysis.coverage import Coverage, jaccard_distance, red_coverage
 from racecert.analysis.representatives import RepresentativeDP, Representatives
 from racecert.analysis.score import Score, compute_score
 from racecert.analysis.trajectory import Trajectory
+from racecert.model.radicals import RadicalSum
+from racecert.model.rules import RuleProfile, VectorRaceRules
 from racecert.model.track import Track
-from racecert.solvers.bfs import BfsResult, Mode, ProgressFn, layered_bfs
-from racecert.solvers.continuity import Continuity, continuity
-from racecert.solvers.dijkstra import YellowResult, shortest_trajectory
-from racecert.solvers.envelopes import bounded_bfs
-from racecert.solvers.laps import LapAptitude, lap_aptitude
-from racecert.verify.radicals import RadicalSum
+from racecert.oracle.bfs import BfsResult, Mode, ProgressFn, layered_bfs
+from racecert.oracle.continuity import Continuity, continuity
+from racecert.oracle.dijkstra import YellowResult, shortest_trajectory
+from racecert.oracle.envelopes import bounded_bfs
+from racecert.oracle.laps import LapAptitude, lap_aptitude
 
 StepFn = Callable[[str], None]
 
@@ -74,7 +75,7 @@ class Analysis:
 
     @property
     def kind(self) -> str:
-        """The computed kind ("stage" / "circuit", SPEC §5.5)."""
+        """The computed kind ("stage" / "circuit", docs/continuity.md)."""
         return self.aptitude.kind
 
     @property
@@ -149,24 +150,27 @@ class Analysis:
 
 
 def _bfs_with_bound(track: Track, mode: Mode, yellow: YellowResult,
-                    progress: ProgressFn | None) -> tuple[BfsResult, Bound]:
+                    progress: ProgressFn | None, rules: RuleProfile) -> tuple[BfsResult, Bound]:
     """Steps 2-4: `bounded_bfs` (envelope pruning, protection rerun) with yellow's moves
     as the bound; an unbounded BFS when yellow found no arrival."""
     if not yellow.reachable:
-        bfs = layered_bfs(track, mode, progress=progress)
+        bfs = layered_bfs(track, mode, progress=progress, rules=rules)
         return bfs, Bound(None, None, None, False, None)
-    run = bounded_bfs(track, mode, yellow.moves, progress=progress)
+    run = bounded_bfs(track, mode, yellow.moves, progress=progress, rules=rules)
     return run.result, Bound(yellow.moves, "envelopes", run.bounded.reachable,
                              run.protection_rerun, run.bounded.states_explored)
 
 
 def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = None,
-            step: StepFn | None = None) -> Analysis:
+            step: StepFn | None = None, rules: RuleProfile | None = None) -> Analysis:
     """Run the whole pipeline on `track` with the given state key.
 
     `progress(depth, frontier, states)` reports BFS layers; `step(name)` is
-    called as each pipeline step starts (for a progress display).
+    called as each pipeline step starts (for a progress display). `rules` is
+    the rule profile every solver uses (default: the grid rules of the track),
+    built once here and passed down, so another profile plugs in at this call.
     """
+    rules = rules or VectorRaceRules(track)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
 
@@ -177,18 +181,18 @@ def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = No
 
     s = begin("yellow")
     yellow = shortest_trajectory(track, mode, length_of=RadicalSum.of_vector,
-                                 zero=RadicalSum.zero())
+                                 zero=RadicalSum.zero(), rules=rules)
     timings["yellow"] = time.perf_counter() - s
     s = begin("bfs")
-    bfs, bound = _bfs_with_bound(track, mode, yellow, progress)
+    bfs, bound = _bfs_with_bound(track, mode, yellow, progress, rules)
     timings["bfs"] = time.perf_counter() - s
     s = begin("laps")
-    aptitude = lap_aptitude(track)
+    aptitude = lap_aptitude(track, rules)
     timings["laps"] = time.perf_counter() - s
     cont = None
     if bfs.reachable:
         s = begin("continuity")
-        cont = continuity(track, bfs, aptitude)
+        cont = continuity(track, bfs, aptitude, rules)
         timings["continuity"] = time.perf_counter() - s
     reps = cov = score = None
     if bfs.reachable and bfs.dag is not None:

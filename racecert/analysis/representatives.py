@@ -1,4 +1,4 @@
-"""Green and blue: the shortest and longest optimal trajectories, exactly (SPEC §5.7).
+"""Green and blue: the shortest and longest optimal trajectories, exactly (docs/report.md).
 
 A dynamic programme over the optimal DAG (`OptimalDag`) keeps, per DAG state,
 the minimum (or maximum) Euclidean length of a path from the initial state,
@@ -30,10 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from racecert.analysis.trajectory import Trajectory
+from racecert.model.radicals import RadicalSum
 from racecert.model.rules import ACCELERATIONS
-from racecert.solvers.bfs import OptimalDag
-from racecert.solvers.dijkstra import float_error
-from racecert.verify.radicals import RadicalSum
+from racecert.oracle.bfs import OptimalDag
+from racecert.oracle.dijkstra import float_error
 
 
 @dataclass(frozen=True)

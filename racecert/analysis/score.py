@@ -1,4 +1,4 @@
-"""The design score of SPEC §6, computed exactly (docs/score.md).
+"""The design score of docs/score.md, computed exactly (docs/score.md).
 
 Components in [0, 1]:
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from racecert.verify.radicals import RadicalSum
+from racecert.model.radicals import RadicalSum
 
 WEIGHTS = {"coverage": 25, "expert_advantage": 25, "diversity": 20, "continuity": 30}
 MAX_BITS = 1 << 16  # enclosure precision beyond which rounding is called undecided
@@ -163,7 +163,7 @@ def _weighted(parts: dict[str, Fraction], circuit: bool, corrector: Fraction) ->
 def compute_score(*, red: Fraction, yellow_moves: int, m_star: int, green: RadicalSum,
                   blue: RadicalSum, spatial_sep: Fraction, circuit: bool,
                   continuable: Fraction | None) -> Score:
-    """The SPEC §6 score. `continuable` is the race-rule fraction (needed on circuits)."""
+    """The docs/score.md score. `continuable` is the race-rule fraction (needed on circuits)."""
     if circuit and continuable is None:
         raise ValueError("a circuit's score needs its continuable fraction")
     coverage = min(Fraction(1), red / Fraction(1, 2))

@@ -1,4 +1,4 @@
-"""Every grid slot of a track (SPEC §3 and §8, limit 4): the analysis from each start.
+"""Every grid slot of a track (docs/formal-limits.md, limit 4): the analysis from each start.
 
 The analysis uses the configured car (`[car].position`); a multi-car grid lists more
 slots (`[car].slots`), each with the same direction and layer. `analyze_slots` runs
@@ -14,7 +14,7 @@ from typing import Any
 
 from racecert.analysis.pipeline import Analysis, analyze
 from racecert.model.track import Track
-from racecert.solvers.bfs import Mode
+from racecert.oracle.bfs import Mode
 
 AnalyzeFn = Callable[[Track, Mode], Analysis]
 

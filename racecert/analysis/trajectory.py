@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from racecert.model.geometry import touched_offsets
-from racecert.verify.radicals import RadicalSum, length_of_moves
+from racecert.model.radicals import RadicalSum, length_of_moves
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Trajectory:
 
     @cached_property
     def cells(self) -> frozenset[tuple[int, int]]:
-        """Grid cells (x, y) touched by some move (SPEC §1), layers merged."""
+        """Grid cells (x, y) touched by some move (docs/rules.md), layers merged."""
         out: set[tuple[int, int]] = {self.positions[0]}
         for (px, py), (vx, vy) in zip(self.positions, self.velocities, strict=False):
             out.update((px + dx, py + dy) for dx, dy, _ in touched_offsets(vx, vy))

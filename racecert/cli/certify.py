@@ -12,9 +12,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from racecert.certification.certificate import Certificate, certify
 from racecert.cli.common import format_table
 from racecert.model.parse import load_track
-from racecert.verify.certificate import Certificate, certify
 
 EXIT_DISAGREE = 1
 
@@ -64,7 +64,7 @@ def human_report(c: Certificate) -> str:
         verdict = "NOT CERTIFIED: nothing disagrees, but no independent check applied"
     parts = [head, "", table, "", notes]
     if arb:
-        parts += ["", "editor vs exact key (SPEC §4, limit 1):", arb]
+        parts += ["", "editor vs exact key (docs/opening-limits.md):", arb]
     parts += ["", f"{verdict} ({c.seconds:.1f} s)"]
     return "\n".join(parts)
 

@@ -13,9 +13,9 @@ import sys
 
 from racecert.analysis import analyze
 from racecert.analysis.library import library_entry
+from racecert.certification.crosscheck import Comparison, ResultError, crosscheck, parse_result
 from racecert.cli.common import progress_bar
 from racecert.model.parse import load_track
-from racecert.verify.crosscheck import Comparison, ResultError, crosscheck, parse_result
 
 EXIT_DISAGREE = 1
 EXIT_BAD_INPUT = 2

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from racecert.verify.explore import (
+from racecert.analysis.explore import (
     exhaustive_rooms,
     explore,
     opening_families,
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the subcommand to the parser."""
     e = sub.add_parser("explore", help="search the formal limits of the method")
     e.add_argument("topic", choices=("opening",),
-                   help="opening: editor vs exact key under opening rules (SPEC §4)")
+                   help="opening: editor vs exact key under opening rules (docs/rules.md)")
     e.add_argument("--sizes", metavar="WxH", nargs="+", default=["6x4", "7x5", "8x5", "9x6"],
                    help="room sizes of the random search (default 6x4 7x5 8x5 9x6)")
     e.add_argument("--random", metavar="N", type=int, default=1000,

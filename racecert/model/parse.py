@@ -1,4 +1,4 @@
-"""Parse and validate track files (TOML, SPEC §1b).
+"""Parse and validate track files (TOML, docs/track-format.md).
 
 `load_track(path)` returns a `Track` or raises `TrackError` naming the file,
 the key or the grid row and column (with its line in the file), and what is
@@ -311,7 +311,7 @@ def _check_ramps(src: _Source, ground: tuple[str, ...], elevated: tuple[str, ...
 
 
 def _line_ends_blocked(track: Track, line: Line) -> bool:
-    """Each end of the line touches off-track in its layer (SPEC §3: lines are cuts)."""
+    """Each end of the line touches off-track in its layer (docs/rules.md: lines are cuts)."""
     for end in (line.lo - 1, line.hi + 1):
         if line.axis == "x":
             cells = [(line.k, end), (line.k + 1, end)]

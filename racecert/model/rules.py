@@ -1,4 +1,4 @@
-"""The move rules of SPEC §3-§4, as one interface the solvers consume.
+"""The move rules of docs/rules.md, as one interface the solvers consume.
 
 `RuleProfile` is that interface: an initial state and a vectorised `expand`
 that turns a batch of states into their legal successors (and the moves that
@@ -82,7 +82,7 @@ def opening_allows(track: Track, phase: int, vx: int, vy: int) -> bool:
 
 
 def apply_move(track: Track, s: CarState, accel: tuple[int, int]) -> MoveResult:
-    """Apply acceleration `accel` to state `s` under SPEC's rules (exact reference).
+    """Apply acceleration `accel` to state `s` under racecert's rules (docs/rules.md) (exact reference).
 
     The opening rule is applied when `s.phase` < K; callers that count moves
     themselves (the editor-compatible key) pass the move count as the phase.
@@ -207,7 +207,7 @@ class RuleProfile(Protocol):
 
 
 class VectorRaceRules:
-    """racecert's rules (SPEC §1-§4), vectorised over batches of states.
+    """racecert's rules (docs/rules.md), vectorised over batches of states.
 
     Validity is decided by the cheapest sufficient test first (each is exact, never a
     heuristic):
@@ -359,7 +359,7 @@ class VectorRaceRules:
         out = StateArrays(qx[keep], qy[keep], vx[keep], vy[keep], layer[keep], progress,
                           self._next_phase(batch, src))
         # arrivals come source-major, acceleration-minor (the candidate order); an arrived
-        # state's progress is the *next* lap's (the race rule of SPEC §5.6)
+        # state's progress is the *next* lap's (the race rule of docs/continuity.md)
         a_src = arr // 9
         arrived = StateArrays(qx[arr], qy[arr], vx[arr], vy[arr], layer[arr],
                               next_lap[arrive], self._next_phase(batch, a_src))

@@ -3,7 +3,7 @@
 Velocities are bounded by the grid (a move cannot leave it), so
 (x, y, vx, vy, layer, progress, phase) packs into a mixed-radix int64 that
 sorts, deduplicates and searches as plain numbers. The `editor` key drops the
-phase (SPEC §4): the codec is told which fields belong to the key.
+phase (docs/rules.md): the codec is told which fields belong to the key.
 """
 
 from __future__ import annotations

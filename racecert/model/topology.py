@@ -84,7 +84,7 @@ def reaches_finish_before_start(track: Track) -> bool:
     return hit
 
 
-# -- lap precondition (SPEC §5.5) ------------------------------------------------------
+# -- lap precondition (docs/continuity.md) ------------------------------------------------------
 
 
 def flood_directed(track: Track, sources: Iterable[Node], lines: tuple[Line, ...],

@@ -1,7 +1,7 @@
 """The track model: grids, surfaces, lines, car and opening rule.
 
 A `Track` is an immutable, validated description of one vector-race track
-(SPEC §1b-§4). Surfaces are exposed both per cell (for exact reference code)
+(docs/track-format.md-§4). Surfaces are exposed both per cell (for exact reference code)
 and as numpy arrays (for the vectorised BFS). Coordinates: cell (x, y), x to
 the right, y downward (the row index in the file); a car position is a cell
 centre, i.e. an integer point.

@@ -9,9 +9,9 @@ from racecert.analysis.coverage import drivable_cells, jaccard_distance, red_cov
 from racecert.analysis.library import build_library
 from racecert.analysis.trajectory import Trajectory
 from racecert.model.parse import load_track
+from racecert.model.radicals import RadicalSum
 from racecert.model.rules import CarState, apply_move
-from racecert.solvers.bfs import layered_bfs
-from racecert.verify.radicals import RadicalSum
+from racecert.oracle.bfs import layered_bfs
 
 
 def test_tiny_straight_coverage_by_hand() -> None:
@@ -118,7 +118,7 @@ def test_library_falls_back_to_m_cont() -> None:
 
 def _red_by_hand(dag) -> set[tuple[int, int]]:
     """Red cells move by move, with the verify layer's separate touched-cell geometry."""
-    from racecert.verify.geometry import touched_cells
+    from racecert.independent.geometry import touched_cells
 
     cells = {(int(dag.layers[0].x[0]), int(dag.layers[0].y[0]))}
     moves = set()

@@ -7,11 +7,11 @@ from hypothesis import HealthCheck, given, settings
 from racecert.analysis.representatives import RepresentativeDP
 from racecert.model.errors import TrackError
 from racecert.model.parse import load_track, parse_track
+from racecert.model.radicals import RadicalSum
 from racecert.model.rules import ACCELERATIONS, CarState, apply_move
 from racecert.model.track import Track
-from racecert.solvers.bfs import layered_bfs
-from racecert.verify.radicals import RadicalSum
-from tests.solvers.test_dijkstra import rooms
+from racecert.oracle.bfs import layered_bfs
+from tests.oracle.test_dijkstra import rooms
 
 
 def oracle(track: Track):

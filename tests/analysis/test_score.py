@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from racecert.analysis.score import band, compute_score, enclose, euclid_sep
-from racecert.verify.radicals import RadicalSum
+from racecert.model.radicals import RadicalSum
 
 R = RadicalSum.from_int
 

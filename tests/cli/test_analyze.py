@@ -67,7 +67,7 @@ def test_analyze_all_slots(tmp_path, capsys) -> None:
 
     from racecert.model.parse import load_track
     from racecert.model.rules import CarState
-    from racecert.solvers.bfs import layered_bfs
+    from racecert.oracle.bfs import layered_bfs
 
     path = "tracks/4_esquinas.toml"
     car = tomllib.loads(open(path, encoding="utf-8").read())["car"]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from racecert.certification import certificate
+from racecert.certification.certificate import CertifyContext, CheckResult
 from racecert.cli import main
-from racecert.verify import certificate
-from racecert.verify.certificate import CertifyContext, CheckResult
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = str(ROOT / "tracks" / "tiny_straight.toml")

@@ -1,0 +1,26 @@
+"""The one list of checks `racecert certify` runs, in order, each with its progress label.
+
+Adding a check means adding a line here; the check modules import only
+`racecert.certification.context`, never the certificate or each other's checks.
+"""
+
+from __future__ import annotations
+
+from racecert.certification.checks_cpsat import (
+    check_continuity,
+    check_count,
+    check_geometry,
+    check_m_star,
+)
+from racecert.certification.context import NamedCheck
+from racecert.certification.maxsat_checks import check_green_blue
+from racecert.certification.sat_checks import check_sat
+
+CHECKS: tuple[NamedCheck, ...] = (
+    NamedCheck("move validity: model rules vs the independent geometry", check_geometry),
+    NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*", check_m_star),
+    NamedCheck("optimal count by CP-SAT enumeration", check_count),
+    NamedCheck("continuity of the optimal final states by CP-SAT", check_continuity),
+    NamedCheck("m* by SAT: checked DRUP lower bound, replayed upper bound", check_sat),
+    NamedCheck("green/blue by MaxSAT: extreme lengths and tie counts", check_green_blue),
+)

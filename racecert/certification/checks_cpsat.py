@@ -1,0 +1,308 @@
+"""The certificate's geometry and CP-SAT checks (see racecert.certification.certificate).
+
+- move validity: racecert.model's rules vs racecert.independent.geometry, move by
+  move from every reachable state (capped on big tracks);
+- m*: the time-indexed CP-SAT model has no arrival within m* - 1 moves and a
+  first arrival at m*; the witness is replayed by the independent geometry;
+- optimal count: every solution at T = m* enumerated (small counts only);
+- continuity: from each distinct optimal final state, both variants, the
+  first continuation length of a bounded BFS vs the CP-SAT model.
+
+The move tables come from racecert.independent.movetable (all moves within a speed
+bound from every endable cell), never from the BFS.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+
+from racecert.certification.context import CertifyContext, CheckResult
+from racecert.certification.geometry_check import crosscheck_geometry
+from racecert.independent.cpsat import (
+    ArrivalMode,
+    CpsatResult,
+    Opening,
+    RaceModel,
+    count_solutions,
+    solve,
+)
+from racecert.independent.geometry import Geometry, VState
+from racecert.independent.movetable import MoveTable, build_move_table
+from racecert.model.rules import CarState
+from racecert.model.track import Track
+from racecert.oracle.bfs import layered_bfs
+
+# The table enumerates endable cells x displacements; above this many candidate
+# moves a CP-SAT check reports not-applicable instead of building it.
+MAX_TABLE_CANDIDATES = 6_000_000
+CPSAT = "CP-SAT time-indexed model"
+
+
+@lru_cache(maxsize=4)
+def move_table(track: Track, vmax: int) -> MoveTable:
+    """The verify move table for `track` with speed bound `vmax` (cached per run)."""
+    return build_move_table(track, vmax)
+
+
+def table_candidates(track: Track, vmax: int) -> int:
+    """An upper bound on the moves `build_move_table` considers (for the size guard)."""
+    cells = sum(row.count(".") + row.count("/") for row in track.ground)
+    if track.elevated is not None:
+        cells += sum(row.count("=") + row.count("/") for row in track.elevated)
+    vx, vy = min(vmax, track.width - 1), min(vmax, track.height - 1)
+    return cells * (2 * vx + 1) * (2 * vy + 1)
+
+
+def opening_of(track: Track) -> Opening | None:
+    """The opening rule in the model's terms."""
+    op = track.opening
+    if op is None:
+        return None
+    axis = ("x" if track.car.direction in ("+x", "-x") else "y") if op.straight else None
+    return Opening(op.moves, op.max_speed, axis)  # type: ignore[arg-type]
+
+
+def race_model(track: Track, table: MoveTable, horizon: int, arrival: ArrivalMode,
+               initial: tuple[int, int, int, int, int, int, int] | None = None) -> RaceModel:
+    """The CP-SAT model of `track` over `horizon` moves with the given table."""
+    if initial is None:
+        x, y = track.car.position
+        initial = (x, y, 0, 0, track.car.layer, 0, 0)
+    return RaceModel(horizon, track.width, track.height, table.rows, table.endable, initial,
+                     opening_of(track), arrival, track.layers)
+
+
+def _replay(track: Track, r: CpsatResult, initial: VState | None = None) -> tuple[bool, str]:
+    return Geometry(track).replay(list(r.positions), initial)
+
+
+# -- move validity ---------------------------------------------------------------------
+
+
+def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
+    """Move validity: model rules vs the independent geometry."""
+    t0 = time.perf_counter()
+    r = crosscheck_geometry(ctx.track, max_states=ctx.geometry_max_states,
+                            scalar=ctx.geometry_max_states <= 100_000)
+    scope = "every reachable state" if r.complete else (
+        f"the first {r.states:,} reachable states (breadth-first; capped)")
+    value = f"{r.moves:,} moves from {r.states:,} states, {len(r.disagreements)} differ"
+    arte = tuple((f"disagreement {i + 1}", str(d)) for i, d in enumerate(r.disagreements[:10]))
+    return [CheckResult(
+        "move validity", "racecert.model rules (vectorised expand and apply_move)",
+        "racecert.independent.geometry (Liang-Barsky clipping, Fractions)", value,
+        "agree" if r.agree else "disagree",
+        f"all 9 accelerations from {scope}, {r.valid_moves:,} valid, "
+        f"{r.arriving_moves:,} arriving", time.perf_counter() - t0, arte)]
+
+
+# -- m* --------------------------------------------------------------------------------
+
+
+def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
+    """m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*."""
+    t0 = time.perf_counter()
+    track, b = ctx.track, ctx.exact
+    horizon = b.m_star if b.reachable and b.m_star else 2 * (track.width + track.height)
+    method = f"{CPSAT} (table: independent geometry, |v'| <= {horizon}, independent of the BFS)"
+
+    def na(reason: str) -> list[CheckResult]:
+        return [CheckResult("m*", b.m_star, method, None, "not-applicable", reason,
+                            time.perf_counter() - t0)]
+
+    if table_candidates(track, horizon) > MAX_TABLE_CANDIDATES:
+        return na(f"move table too large (> {MAX_TABLE_CANDIDATES:,} candidate moves)")
+    table = move_table(track, horizon)
+    arte = (("table rows", str(len(table))), ("table scope", table.scope))
+    if not b.reachable:
+        r = solve(race_model(track, table, horizon, "within"), time_limit=ctx.time_limit,
+                  workers=ctx.workers)
+        if r.status == "unknown":
+            return na(f"CP-SAT stopped at the time limit ({r.solver_status})")
+        if r.status == "infeasible":
+            return [CheckResult("m*", None, method, None, "agree",
+                                f"no arrival within {horizon} moves (CP-SAT); unreachability "
+                                "beyond that horizon rests on the BFS alone",
+                                time.perf_counter() - t0, arte)]
+        return [CheckResult("m*", None, method, len(r.positions) - 1, "disagree",
+                            "CP-SAT found an arrival the BFS says is impossible",
+                            time.perf_counter() - t0, arte + (("witness", str(r.positions)),))]
+    m = horizon
+    if m >= 2:
+        below = solve(race_model(track, table, m - 1, "within"), time_limit=ctx.time_limit,
+                      workers=ctx.workers)
+        if below.status == "unknown":
+            return na(f"CP-SAT stopped at the time limit ({below.solver_status}) at T = {m - 1}")
+        if below.status == "feasible":
+            ok, why = _replay(track, below)
+            return [CheckResult("m*", m, method, f"<= {len(below.positions) - 1}", "disagree",
+                                f"an arrival within {m - 1} moves (replay: {why})",
+                                time.perf_counter() - t0,
+                                arte + (("witness", str(below.positions)),))]
+    at = solve(race_model(track, table, m, "exact"), time_limit=ctx.time_limit,
+               workers=ctx.workers)
+    if at.status == "unknown":
+        return na(f"CP-SAT stopped at the time limit ({at.solver_status}) at T = {m}")
+    if at.status == "infeasible":
+        return [CheckResult("m*", m, method, f"> {m}", "disagree",
+                            f"no arrival within {m - 1} moves and none at {m}",
+                            time.perf_counter() - t0, arte)]
+    ok, why = _replay(track, at)
+    arte += (("witness", str(at.positions)), ("witness replay (independent geometry)", why))
+    if not ok:
+        return [CheckResult("m*", m, method, None, "disagree",
+                            f"the CP-SAT witness does not replay: {why}",
+                            time.perf_counter() - t0, arte)]
+    return [CheckResult("m*", m, method, m, "agree",
+                        f"infeasible within {m - 1} moves, feasible at {m}; witness replayed",
+                        time.perf_counter() - t0, arte)]
+
+
+# -- optimal count ---------------------------------------------------------------------
+
+
+def check_count(ctx: CertifyContext) -> list[CheckResult]:
+    """Optimal count by CP-SAT enumeration (small counts only)."""
+    t0 = time.perf_counter()
+    track, b = ctx.track, ctx.exact
+    method = f"{CPSAT}, enumerate_all_solutions at T = m* (1 worker)"
+    bv = str(b.optimal_count) if b.reachable else None
+
+    def na(reason: str) -> list[CheckResult]:
+        return [CheckResult("optimal_count", bv, method, None, "not-applicable", reason,
+                            time.perf_counter() - t0)]
+
+    if not b.reachable or not b.m_star:
+        return na("the finish is unreachable: nothing to count")
+    if b.optimal_count > ctx.count_limit:
+        return na(f"too many to enumerate ({b.optimal_count:,} > {ctx.count_limit:,})")
+    if table_candidates(track, b.m_star) > MAX_TABLE_CANDIDATES:
+        return na(f"move table too large (> {MAX_TABLE_CANDIDATES:,} candidate moves)")
+    table = move_table(track, b.m_star)
+    r = count_solutions(race_model(track, table, b.m_star, "exact"), limit=ctx.count_limit,
+                        time_limit=ctx.time_limit)
+    if r.count is None:
+        if r.reason.startswith("more than"):
+            return [CheckResult("optimal_count", bv, method, f"> {ctx.count_limit}", "disagree",
+                                f"CP-SAT enumerated {r.reason}", time.perf_counter() - t0)]
+        return na(r.reason)
+    verdict = "agree" if str(r.count) == bv else "disagree"
+    return [CheckResult("optimal_count", bv, method, str(r.count), verdict,
+                        f"every trajectory with first arrival at m* = {b.m_star} enumerated",
+                        time.perf_counter() - t0, (("limit", str(ctx.count_limit)),))]
+
+
+# -- continuity ------------------------------------------------------------------------
+
+
+def _first_within(track: Track, table: MoveTable, initial: tuple, limit: int,
+                  ctx: CertifyContext) -> tuple[str, int | None, CpsatResult | None]:
+    """CP-SAT within `limit` moves: ('ok', length of the witness, witness), ('none', ...)
+    when there is no continuation within `limit`, or ('unknown', ...) at the time limit."""
+    r = solve(race_model(track, table, limit, "within", initial), time_limit=ctx.time_limit,
+              workers=ctx.workers)
+    if r.status == "unknown":
+        return "unknown", None, None
+    if r.status == "infeasible":
+        return "none", None, None
+    return "ok", len(r.positions) - 1, r
+
+
+def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
+    """Continuity of the optimal final states by CP-SAT (both variants)."""
+    t0 = time.perf_counter()
+    track, b = ctx.track, ctx.exact
+    figures = ("continuable final states (race rule)",
+               "continuable final states (editor certification)")
+    if not b.reachable or b.dag is None or not b.m_star:
+        return [CheckResult(f, None, CPSAT, None, "not-applicable", "no optimal final states",
+                            0.0) for f in figures]
+    arr = b.dag.arrive_state
+    finals = sorted({arr.state(i) for i in range(len(arr))},
+                    key=lambda s: (s.kinematic, s.progress))
+    horizon = 2 * b.m_star + 4
+    speed = max(max(abs(s.vx), abs(s.vy)) for s in finals)
+    vmax = min(max(track.width, track.height) - 1, speed + horizon)
+    if table_candidates(track, vmax) > MAX_TABLE_CANDIDATES:
+        return [CheckResult(f, None, CPSAT, None, "not-applicable",
+                            f"move table too large (> {MAX_TABLE_CANDIDATES:,} candidates)",
+                            time.perf_counter() - t0) for f in figures]
+    table = move_table(track, vmax)
+    oracle = _continuation_oracle(track)
+    out = []
+    for fig, race in zip(figures, (True, False), strict=True):
+        t1 = time.perf_counter()
+        starts = sorted({(s.x, s.y, s.vx, s.vy, s.layer, s.progress if race else 0, s.phase)
+                         for s in finals})
+        ref_yes = cp_yes = checked = beyond = 0
+        bad: list[str] = []
+        stop = ""
+        for init in starts:
+            if checked >= ctx.continuity_max_states:
+                stop = f"checked the first {checked} of {len(starts)} final states (cap)"
+                break
+            if time.perf_counter() - t1 > ctx.continuity_budget:
+                stop = f"checked {checked} of {len(starts)} final states (time budget)"
+                break
+            ref = layered_bfs(track, "exact", initial=CarState(*init), max_depth=horizon)
+            bfs_len = ref.m_star if ref.reachable else None
+            verdict_ref = oracle(init) if oracle is not None else ref.reachable
+            st, length, wit = _first_within(track, table, init, bfs_len or horizon, ctx)
+            if st == "unknown":
+                stop = f"CP-SAT stopped at the time limit on {init}"
+                break
+            if st == "ok" and bfs_len is not None and bfs_len > 1:
+                below = solve(race_model(track, table, bfs_len - 1, "within", init),
+                              time_limit=ctx.time_limit, workers=ctx.workers)
+                if below.status == "feasible":
+                    length, wit = len(below.positions) - 1, below
+            checked += 1
+            ref_yes += verdict_ref
+            cp_yes += st == "ok"
+            if st == "ok" and wit is not None:
+                ok, why = _replay(track, wit, VState(*init))
+                if not ok:
+                    bad.append(f"{init}: CP-SAT witness does not replay ({why})")
+            cp_len = length if st == "ok" else None
+            if cp_len != bfs_len:
+                bad.append(f"{init}: first continuation within {horizon}: bounded BFS "
+                           f"{bfs_len}, CP-SAT {cp_len}")
+            if st == "ok" and not verdict_ref:
+                bad.append(f"{init}: continuity oracle says no, CP-SAT continues in {cp_len}")
+            if verdict_ref and st == "none":
+                beyond += 1  # continuable, but only beyond the horizon: not confirmed here
+        who = ("racecert.oracle.continuity oracle" if oracle is not None
+               else f"layered BFS from the final state (max depth {horizon})")
+        reason = (f"bfs value: {who}; from (x, y, vx, vy, layer, "
+                  f"progress{' = 0' if not race else ''}, phase) CP-SAT seeks a start-then-"
+                  f"finish continuation within {horizon} moves; its first length is compared "
+                  "with a bounded BFS")
+        if beyond:
+            reason += f"; {beyond} continuable only beyond the horizon (not confirmed)"
+        if stop:
+            reason += f"; {stop}"
+        verdict = "disagree" if bad else ("agree" if checked else "not-applicable")
+        out.append(CheckResult(fig, f"{ref_yes}/{checked}", CPSAT, f"{cp_yes}/{checked}",
+                               verdict, reason, time.perf_counter() - t1,
+                               tuple((f"mismatch {i + 1}", m) for i, m in enumerate(bad[:10]))
+                               + (("final states", str(len(starts))),)))
+    return out
+
+
+def _continuation_oracle(track: Track):
+    """The pipeline's continuity oracle as a per-state verdict, or None if not installed."""
+    try:
+        from racecert.oracle.continuity import ContinuationOracle
+    except ImportError:
+        return None
+    from racecert.model.rules import StateArrays
+
+    oracle = ContinuationOracle(track)
+
+    def verdict(init: tuple[int, ...]) -> bool:
+        return bool(oracle.can_arrive(StateArrays.of([CarState(*init)]))[0])
+
+    return verdict
+
+

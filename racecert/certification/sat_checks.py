@@ -1,0 +1,410 @@
+"""SAT certificates of m*: a checked UNSAT proof at m*-1 and a replayed model at m*.
+
+For a track whose BFS oracle reports m*, this module
+
+1. builds the allowed-move table with the independent geometry
+   (`racecert.independent.movetable`), turns it into the successor function the
+   CNF encoder needs (`table_successors`: the opening rule, the start/finish
+   bookkeeping and arrival are applied here, from docs/rules.md, not taken from
+   racecert.model.rules);
+2. encodes "arrive within T moves" (`racecert.independent.sat`) for T = m*-1,
+   solves it with a proof-logging solver, writes the DRUP proof to a file and
+   checks it with `racecert.independent.drup.check_drup` (the lower bound: no
+   trajectory of fewer than m* moves);
+3. solves T = m* and replays the model's trajectory move by move through the
+   independent geometry (`racecert.independent.geometry.Geometry.replay`), checking
+   that it first arrives at move m* (the upper bound).
+
+The variable domain of the CNF is a relaxation (untimed closure of the move
+table + per-axis kinematics), never the BFS's own states; the certificate
+says so in its reason.
+
+That reachability-cut CNF is refuted by unit propagation alone, so its proof has no
+lemma. A second lower bound (`onehot_checks`) encodes the same question as the factored
+one-hot CNF of `racecert.independent.sat.build_onehot_cnf` (one-hot coordinates, velocities
+and cells per time step): its refutation needs search, and the solver's DRUP proof, with
+real lemmas, is written to a file and checked by `check_drup`. Its T = m* model is
+replayed by the independent geometry as well (the encoding admits real trajectories).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from racecert.certification.checks_cpsat import move_table
+from racecert.certification.context import CertifyContext, CheckResult
+from racecert.independent.drup import DrupResult, check_drup
+from racecert.independent.geometry import Geometry
+from racecert.independent.movetable import MoveTable
+from racecert.independent.sat import (
+    RESTRICTION,
+    OneHotCnf,
+    OneHotSolve,
+    State,
+    Successors,
+    build_onehot_cnf,
+    build_reach_cnf,
+    solve_onehot,
+    solve_reach,
+    untimed_closure,
+)
+from racecert.model.track import DIRECTION_VECTORS, Track
+from racecert.oracle.bfs import BfsResult
+
+ACCELS = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
+SAT_MAX_MSTAR = 60
+"""Tracks with a larger m* are reported as not applicable (size limit of the pure-Python
+encoder and checker; see docs/crosscheck.md)."""
+ONEHOT_MAX_MSTAR = 40
+"""The one-hot lower bound runs on tracks with m* <= this (issue #4's target)."""
+ONEHOT_MAX_PROOF_BYTES = 100_000_000
+"""A larger one-hot proof is not checked (the check runs at about 0.5-1 s per MB); the
+result is then not-applicable, with the measured size."""
+LOWER_CUT = "m* lower bound, reachability-cut CNF"
+UPPER_CUT = "m* upper bound, reachability-cut CNF"
+LOWER_ONEHOT = "m* lower bound, one-hot CNF"
+UPPER_ONEHOT = "m* upper bound, one-hot CNF"
+ONEHOT_DOMAINS = ((True, True), (True, False), (False, False))
+"""(backward, cells) options of build_onehot_cnf, strongest first: when the proof of one
+is empty (refuted by unit propagation alone) the next, weaker domain is tried."""
+
+
+def table_successors(table: MoveTable, track: Track) -> Successors:
+    """The successor function of the race rules over an allowed-move table.
+
+    A row (x, y, x2, y2, layer, layer2, start, finish, start_before_finish) is one
+    geometrically valid move. From state (x, y, vx, vy, layer, progress) with opening
+    phase `phase`, acceleration a gives v' = v + a, and the move is allowed iff
+    v' != 0, the row from (x, y, layer) to (x, y) + v' exists, and (phase < K) the
+    opening rule holds for v'. Crossing the start line sets progress; crossing the
+    finish line with progress set arrives (the start first when both are crossed).
+
+    >>> # succ = table_successors(build_move_table(track, 5), track)
+    """
+    by_source: dict[tuple[int, int, int], dict[tuple[int, int], tuple[int, int, int, int]]] = {}
+    for x, y, x2, y2, l1, l2, s, f, sbf in table.rows:
+        by_source.setdefault((x, y, l1), {})[(x2, y2)] = (l2, s, f, sbf)
+    op = track.opening
+    k = op.moves if op else 0
+    dx, _ = DIRECTION_VECTORS[track.car.direction]
+    cache: dict[tuple[State, int], list[tuple[State, bool]]] = {}
+
+    def allowed_by_opening(phase: int, vx: int, vy: int) -> bool:
+        if op is None or phase >= k:
+            return True
+        if op.max_speed is not None and max(abs(vx), abs(vy)) > op.max_speed:
+            return False
+        return not (op.straight and (vy if dx else vx) != 0)
+
+    def successors(s: State, phase: int) -> Sequence[tuple[State, bool]]:
+        hit = cache.get((s, phase))
+        if hit is not None:
+            return hit
+        x, y, vx, vy, layer, progress = s
+        moves = by_source.get((x, y, layer), {})
+        out: list[tuple[State, bool]] = []
+        for ax, ay in ACCELS:
+            nvx, nvy = vx + ax, vy + ay
+            if (nvx, nvy) == (0, 0) or not allowed_by_opening(phase, nvx, nvy):
+                continue
+            row = moves.get((x + nvx, y + nvy))
+            if row is None:
+                continue
+            l2, crossed_s, crossed_f, s_first = row
+            arrives = bool(crossed_f) and (progress == 1 or bool(s_first))
+            if arrives:
+                nprog = 1 if crossed_s and not s_first else 0
+            else:
+                nprog = 1 if crossed_s else progress
+            out.append(((x + nvx, y + nvy, nvx, nvy, l2, nprog), arrives))
+        cache[(s, phase)] = out
+        return out
+
+    return successors
+
+
+@dataclass(frozen=True)
+class SatCertificate:
+    """Measurements of one track's SAT certificate (for the benchmark and the report)."""
+
+    m_star: int
+    lower: CheckResult
+    upper: CheckResult
+    table_rows: int
+    table_seconds: float
+    closure_states: int
+    unsat_vars: int
+    unsat_clauses: int
+    unsat_literals: int
+    unsat_solve_seconds: float
+    proof_bytes: int
+    proof_lines: int
+    check_seconds: float
+    sat_solve_seconds: float
+    drup: DrupResult | None
+
+
+def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k: int,
+                 closure: set, proof_path: Path, solver: str
+                 ) -> tuple[CheckResult, dict]:
+    """UNSAT of 'arrive within m*-1 moves', with a checked proof."""
+    t0 = time.perf_counter()
+    stats: dict = {"vars": 0, "clauses": 0, "literals": 0, "solve": 0.0, "bytes": 0,
+                   "lines": 0, "check": 0.0, "drup": None}
+    if m_star <= 1:
+        return CheckResult(LOWER_CUT, m_star, f"SAT ({solver}) + DRUP check", None,
+                           "not-applicable", "m* = 1: no shorter horizon to refute",
+                           time.perf_counter() - t0), stats
+    cnf = build_reach_cnf(track, successors, s0, m_star - 1, k, closure)
+    res = solve_reach(cnf, solver, proof_path)
+    stats.update(vars=cnf.nvars, clauses=len(cnf.clauses), literals=cnf.literals,
+                 solve=res.seconds, bytes=res.proof_bytes, lines=len(res.proof_lines))
+    if res.satisfiable:
+        traj = res.trajectory or ()
+        why = (f"the CNF for T = {m_star - 1} is satisfiable: a trajectory of "
+               f"{len(traj) - 1} moves arrives, shorter than m*")
+        return CheckResult(LOWER_CUT, m_star, f"SAT ({solver})",
+                           f"arrives in {len(traj) - 1}", "disagree", why,
+                           time.perf_counter() - t0), stats
+    drup = check_drup(cnf.clauses, list(res.proof_lines))
+    stats.update(check=drup.seconds, drup=drup)
+    verdict = "agree" if drup.verified else "disagree"
+    why = (f"T = {m_star - 1} UNSAT ({cnf.nvars} vars, {len(cnf.clauses)} clauses); "
+           f"DRUP proof {res.proof_bytes} bytes, checker: {drup.reason}; {RESTRICTION}")
+    value = f"> {m_star - 1}" if drup.verified else "unproven"
+    return CheckResult(LOWER_CUT, m_star, f"SAT ({solver}) + DRUP check",
+                       value, verdict, why, time.perf_counter() - t0,
+                       (("proof", str(proof_path)),
+                        ("proof check", "verified" if drup.verified else "rejected"))), stats
+
+
+def _upper_bound(track: Track, successors: Successors, s0: State, m_star: int, k: int,
+                 closure: set, solver: str) -> tuple[CheckResult, float]:
+    """SAT of 'arrive within m* moves', the model replayed by the independent geometry."""
+    t0 = time.perf_counter()
+    cnf = build_reach_cnf(track, successors, s0, m_star, k, closure)
+    res = solve_reach(cnf, solver)
+    method = f"SAT ({solver}) + geometry replay"
+    if not res.satisfiable or res.trajectory is None:
+        return CheckResult(UPPER_CUT, m_star, method, "unsatisfiable",
+                           "disagree", f"no trajectory arrives within {m_star} moves",
+                           time.perf_counter() - t0), res.seconds
+    positions = [(s[0], s[1]) for s in res.trajectory]
+    ok, why = Geometry(track).replay(positions)
+    moves = len(positions) - 1
+    agree = ok and moves == m_star
+    reason = (f"model trajectory of {moves} moves replayed: {why}; positions "
+              + " ".join(f"({x},{y})" for x, y in positions))
+    return CheckResult(UPPER_CUT, m_star, method, moves,
+                       "agree" if agree else "disagree", reason,
+                       time.perf_counter() - t0), res.seconds
+
+
+def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None,
+                    solver: str = "glucose4", table: MoveTable | None = None
+                    ) -> SatCertificate:
+    """Both SAT checks of m* for `track`, with measurements; the proof goes to `out_dir`."""
+    t0 = time.perf_counter()
+    if table is None:
+        table = move_table(track, m_star)
+    table_s = time.perf_counter() - t0
+    successors = table_successors(table, track)
+    k = track.opening.moves if track.opening else 0
+    x0, y0 = track.car.position
+    s0: State = (x0, y0, 0, 0, track.car.layer, 0)
+    closure = untimed_closure(successors, s0, k)
+    directory = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="sat-"))
+    directory.mkdir(parents=True, exist_ok=True)
+    proof_path = directory / f"{_slug(track.name)}-T{m_star - 1}.drup"
+    lower, st = _lower_bound(track, successors, s0, m_star, k, closure, proof_path, solver)
+    upper, sat_s = _upper_bound(track, successors, s0, m_star, k, closure, solver)
+    return SatCertificate(m_star, lower, upper, len(table), table_s, len(closure), st["vars"],
+                          st["clauses"], st["literals"], st["solve"], st["bytes"], st["lines"],
+                          st["check"], sat_s, st["drup"])
+
+
+@dataclass(frozen=True)
+class OneHotCertificate:
+    """Measurements of one track's one-hot lower bound (for the benchmark and the report).
+
+    `backward` / `cells`: the domain options of `build_onehot_cnf` that produced the proof
+    (see ONEHOT_DOMAINS); `lemmas_used`: lemmas the backward checker had to verify.
+    """
+
+    m_star: int
+    lower: CheckResult
+    upper: CheckResult
+    backward: bool
+    cells: bool
+    vars: int
+    clauses: int
+    build_seconds: float
+    solve_seconds: float
+    proof_lines: int
+    proof_bytes: int
+    lemmas_used: int
+    check_seconds: float
+    sat_solve_seconds: float
+    drup: DrupResult | None
+
+
+def _domain_words(cnf: OneHotCnf) -> str:
+    parts = ["per-axis forward kinematics"]
+    if cnf.backward:
+        parts.append("per-axis backward bound")
+    if cnf.cells:
+        parts.append("speed-capped cell relaxation")
+    return " + ".join(parts)
+
+
+def judge_onehot_lower(cnf: OneHotCnf, res: OneHotSolve, m_star: int, track: Track,
+                       started: float) -> tuple[CheckResult, DrupResult | None]:
+    """The lower-bound verdict on a solver's answer for T = m*-1: its DRUP proof is checked.
+
+    Kept apart from solving so that a test can hand it a corrupted proof: a rejected proof
+    (or a satisfiable CNF) is a disagreement, never an agreement.
+    """
+    method = f"SAT ({res.solver}) on the one-hot CNF + DRUP check (racecert.independent.drup)"
+    T = cnf.horizon
+    size = (f"T = {T}: {cnf.nvars:,} vars, {len(cnf.clauses):,} clauses "
+            f"(domain: {_domain_words(cnf)})")
+    if res.satisfiable:
+        where = f"; its model does not decode: {res.decode_error}"
+        if res.positions is not None:
+            ok, why = Geometry(track).replay(list(res.positions))
+            where = f"; its trajectory of {len(res.positions) - 1} moves replays: {why}"
+        return CheckResult(LOWER_ONEHOT, m_star, method, f"arrives within {T}", "disagree",
+                           f"{size} is satisfiable{where}",
+                           time.perf_counter() - started), None
+    proof = (f"proof {len(res.proof_lines):,} lines, {res.proof_bytes:,} bytes, "
+             f"solve {res.seconds:.2f} s")
+    arte = [("proof", res.proof_path or "(not written)"),
+            ("proof lines", str(len(res.proof_lines))), ("proof bytes", str(res.proof_bytes)),
+            ("solve seconds", f"{res.seconds:.3f}"), ("domain", cnf.domain)]
+    if res.proof_bytes > ONEHOT_MAX_PROOF_BYTES:
+        return CheckResult(LOWER_ONEHOT, m_star, method, None, "not-applicable",
+                           f"{size}; {proof}: larger than {ONEHOT_MAX_PROOF_BYTES:,} bytes, "
+                           "not checked", time.perf_counter() - started, tuple(arte)), None
+    drup = check_drup(cnf.clauses, list(res.proof_lines))
+    arte += [("proof check", "verified" if drup.verified else "rejected"),
+             ("lemmas checked", f"{drup.lemmas_checked} of {drup.lemmas}"),
+             ("check seconds", f"{drup.seconds:.3f}")]
+    why = f"{size} UNSAT; {proof}; checker ({drup.seconds:.2f} s): {drup.reason}"
+    if drup.verified and drup.lemmas_checked == 0:
+        why += " (no lemma needed: the formula is refuted by unit propagation alone)"
+    return CheckResult(LOWER_ONEHOT, m_star, method,
+                       f"> {T}" if drup.verified else "unproven",
+                       "agree" if drup.verified else "disagree", why,
+                       time.perf_counter() - started, tuple(arte)), drup
+
+
+def _onehot_upper(track: Track, rows: Sequence[tuple[int, ...]], m_star: int,
+                  solver: str) -> tuple[CheckResult, float]:
+    """T = m*: the one-hot CNF admits a real trajectory, replayed by the independent geometry."""
+    t0 = time.perf_counter()
+    cnf = build_onehot_cnf(track, rows, m_star)
+    res = solve_onehot(cnf, solver)
+    method = f"SAT ({solver}) on the one-hot CNF + geometry replay"
+    if not res.satisfiable or res.positions is None:
+        why = (f"the model does not decode: {res.decode_error}" if res.satisfiable else
+               f"the one-hot CNF admits no trajectory within {m_star} moves")
+        return CheckResult(UPPER_ONEHOT, m_star, method, "unsatisfiable" if not res.satisfiable
+                           else "undecodable", "disagree", why,
+                           time.perf_counter() - t0), res.seconds
+    ok, why = Geometry(track).replay(list(res.positions))
+    moves = len(res.positions) - 1
+    return CheckResult(UPPER_ONEHOT, m_star, method, moves,
+                       "agree" if ok and moves == m_star else "disagree",
+                       f"model trajectory of {moves} moves replayed: {why}; positions "
+                       + " ".join(f"({x},{y})" for x, y in res.positions),
+                       time.perf_counter() - t0), res.seconds
+
+
+def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = None,
+                       solver: str = "glucose4", table: MoveTable | None = None
+                       ) -> OneHotCertificate:
+    """The one-hot lower bound (checked proof at T = m*-1) and upper bound (replay at m*).
+
+    The domains of ONEHOT_DOMAINS are tried strongest first; a weaker one only when the
+    stronger one's proof is empty, so the certificate holds a proof with lemmas wherever
+    one of them needs search (when none does, the strongest is reported).
+    """
+    if m_star < 2:
+        raise ValueError("m* must be at least 2 for a lower bound at m*-1")
+    if table is None:
+        table = move_table(track, m_star)
+    directory = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="sat-"))
+    directory.mkdir(parents=True, exist_ok=True)
+    proof_path = directory / f"{_slug(track.name)}-onehot-T{m_star - 1}.drup"
+    t0 = time.perf_counter()
+    tried: list[tuple[OneHotCnf, OneHotSolve, float]] = []
+    for backward, cells in ONEHOT_DOMAINS:
+        tb = time.perf_counter()
+        cnf = build_onehot_cnf(track, table.rows, m_star - 1, backward=backward, cells=cells)
+        build_s = time.perf_counter() - tb
+        res = solve_onehot(cnf, solver)
+        tried.append((cnf, res, build_s))
+        if res.satisfiable or res.proof_lines:
+            break
+    else:  # every domain is refuted by unit propagation alone: report the strongest
+        cnf, res, build_s = tried[0]
+    proof_path.write_text("".join(line + "\n" for line in res.proof_lines))
+    res = replace(res, proof_path=None if res.satisfiable else str(proof_path))
+    lower, drup = judge_onehot_lower(cnf, res, m_star, track, t0)
+    upper, sat_s = _onehot_upper(track, table.rows, m_star, solver)
+    return OneHotCertificate(m_star, lower, upper, cnf.backward, cnf.cells, cnf.nvars,
+                             len(cnf.clauses), build_s, res.seconds, len(res.proof_lines),
+                             res.proof_bytes, drup.lemmas_checked if drup else 0,
+                             drup.seconds if drup else 0.0, sat_s, drup)
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "track"
+
+
+def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
+               ) -> list[CheckResult]:
+    """The SAT checks of certify: reachability-cut lower bound (checked DRUP proof) and upper
+    bound (replay), then the one-hot lower and upper bounds (`onehot_checks`).
+
+    Not applicable when the track is unreachable or m* exceeds SAT_MAX_MSTAR.
+    """
+    if not bfs.reachable or bfs.m_star is None:
+        return [CheckResult("m*", "unreachable", "SAT", None, "not-applicable",
+                               "the BFS reports no arrival; nothing to bound", 0.0)]
+    if bfs.m_star > SAT_MAX_MSTAR:
+        return [CheckResult("m*", bfs.m_star, "SAT", None, "not-applicable",
+                               f"m* > {SAT_MAX_MSTAR}: beyond the SAT certificate's size limit",
+                               0.0)]
+    cert = sat_certificate(track, bfs.m_star, out_dir)
+    return [cert.lower, cert.upper, *onehot_checks(track, bfs, out_dir)]
+
+
+def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
+                  ) -> list[CheckResult]:
+    """The one-hot lower and upper bounds of m*; not applicable beyond ONEHOT_MAX_MSTAR."""
+    m = bfs.m_star
+    method = "SAT on the one-hot CNF + DRUP check"
+    if not bfs.reachable or m is None:
+        return [CheckResult(LOWER_ONEHOT, None, method, None, "not-applicable",
+                            "the BFS reports no arrival; nothing to bound", 0.0)]
+    if m > ONEHOT_MAX_MSTAR:
+        return [CheckResult(LOWER_ONEHOT, m, method, None, "not-applicable",
+                            f"m* > {ONEHOT_MAX_MSTAR}: beyond the one-hot check's size limit",
+                            0.0)]
+    if m < 2:
+        return [CheckResult(LOWER_ONEHOT, m, method, None, "not-applicable",
+                            "m* = 1: no shorter horizon to refute", 0.0)]
+    cert = onehot_certificate(track, m, out_dir)
+    return [cert.lower, cert.upper]
+
+
+def check_sat(ctx: CertifyContext) -> list[CheckResult]:
+    """certify's entry point: the SAT checks of the exact key's m*."""
+    return sat_checks(ctx.track, ctx.exact, ctx.out_dir)
+
+

@@ -1,0 +1,232 @@
+"""A declarative time-indexed CP-SAT model of a race (docs/rules.md), exact by construction.
+
+The model is data (`RaceModel`), built into a CP-SAT model by `build`, and
+solved by separate functions (`solve`, `count_solutions`). Per time step t:
+position (x_t, y_t), layer l_t, progress p_t (start crossed), done d_t
+(arrived at or before t). The velocity is implied: v_t = pos_t - pos_{t-1}
+(pos_{-1} = pos_0 - v_0). Each move t -> t+1 is one row of a move table
+(AddAllowedAssignments over (x_t, y_t, x_{t+1}, y_{t+1}, l_t, l_{t+1},
+start_t, finish_t, start_before_finish_t)); the acceleration bound and the
+opening rule are linear constraints on consecutive positions. The opening
+phase is the time index itself, so no key choice is involved (limit 1).
+
+The move table is passed IN (rows, as a list of tuples): this module never
+builds it, so the table's provenance (the independent geometry) is the caller's.
+
+Arrival: move t arrives when it crosses the finish with p_t = 1, or crosses
+both lines with the start first. Two modes:
+- ``exact``: the first arrival is move T-1 -> T (no arrival before);
+- ``within``: some move up to T arrives; after arriving the car stays put
+  (stay rows), so a trajectory shorter than T is a solution too.
+
+>>> m = RaceModel(horizon=3, width=10, height=3, rows=[], endable=[],
+...               initial=(1, 1, 0, 0, 0, 0, 0))
+>>> solve(m).status
+'infeasible'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ortools.sat.python import cp_model
+
+ArrivalMode = Literal["exact", "within"]
+Status = Literal["feasible", "infeasible", "unknown"]
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The opening rule as the model needs it: K moves, max speed, straight along an axis."""
+
+    moves: int
+    max_speed: int | None = None
+    straight_axis: Literal["x", "y"] | None = None  # the axis the car must stay on
+
+
+@dataclass(frozen=True)
+class RaceModel:
+    """The model as data.
+
+    `rows`: allowed moves (x, y, x2, y2, layer, layer2, start, finish,
+    start_before_finish); `endable`: (x, y, layer) cells a car may rest on
+    (stay rows of the ``within`` mode); `initial`: (x, y, vx, vy, layer,
+    progress, phase).
+    """
+
+    horizon: int
+    width: int
+    height: int
+    rows: Sequence[tuple[int, ...]]
+    endable: Sequence[tuple[int, int, int]]
+    initial: tuple[int, int, int, int, int, int, int]
+    opening: Opening | None = None
+    arrival: ArrivalMode = "exact"
+    layers: int = 1
+
+
+@dataclass(frozen=True)
+class CpsatResult:
+    """The outcome of one solve; `positions` are p_0..p_T of a witness (``exact``) or up to
+    the arrival (``within``)."""
+
+    status: Status
+    positions: tuple[tuple[int, int], ...] = ()
+    layers: tuple[int, ...] = ()
+    seconds: float = 0.0
+    build_seconds: float = 0.0
+    solver_status: str = ""
+
+
+@dataclass
+class _Vars:
+    x: list[cp_model.IntVar] = field(default_factory=list)
+    y: list[cp_model.IntVar] = field(default_factory=list)
+    layer: list[cp_model.IntVar] = field(default_factory=list)
+    done: list[cp_model.IntVar] = field(default_factory=list)
+    arrive: list[cp_model.IntVar] = field(default_factory=list)
+
+
+def build(m: RaceModel) -> tuple[cp_model.CpModel, _Vars]:
+    """The CP-SAT model of `m` and its variables (pure: builds, does not solve)."""
+    T = m.horizon
+    md = cp_model.CpModel()
+    v = _Vars()
+    x0, y0, vx0, vy0, l0, prog0, phase0 = m.initial
+    for t in range(T + 1):
+        v.x.append(md.NewIntVar(0, m.width - 1, f"x{t}"))
+        v.y.append(md.NewIntVar(0, m.height - 1, f"y{t}"))
+        v.layer.append(md.NewIntVar(0, m.layers - 1, f"l{t}"))
+        v.done.append(md.NewBoolVar(f"d{t}"))
+    md.Add(v.x[0] == x0)
+    md.Add(v.y[0] == y0)
+    md.Add(v.layer[0] == l0)
+    md.Add(v.done[0] == 0)
+    prog = md.NewConstant(prog0)
+    rows = list(m.rows)
+    if m.arrival == "within":
+        table = [r + (0,) for r in rows] + [(x, y, x, y, lay, lay, 0, 0, 0, 1)
+                                            for x, y, lay in m.endable]
+    else:
+        table = rows
+    for t in range(T):
+        s, f, sbf = (md.NewBoolVar(f"{n}{t}") for n in ("s", "f", "sbf"))
+        cols = [v.x[t], v.y[t], v.x[t + 1], v.y[t + 1], v.layer[t], v.layer[t + 1], s, f, sbf]
+        real: list[cp_model.IntVar] = []
+        if m.arrival == "within":
+            stay = v.done[t]  # after the arrival the car stays put
+            cols.append(stay)
+            real = [stay.Not()]
+        md.AddAllowedAssignments(cols, table)
+        # kinematics: |v_{t+1} - v_t| <= 1 with v_t = pos_t - pos_{t-1}
+        for pos, v0 in ((v.x, vx0), (v.y, vy0)):
+            prev = pos[t - 1] if t > 0 else pos[0] - v0
+            accel = pos[t + 1] - 2 * pos[t] + prev
+            md.Add(accel <= 1).OnlyEnforceIf(real)
+            md.Add(accel >= -1).OnlyEnforceIf(real)
+        op = m.opening
+        if op is not None and phase0 + t < op.moves:
+            dx, dy = v.x[t + 1] - v.x[t], v.y[t + 1] - v.y[t]
+            if op.max_speed is not None:
+                for d in (dx, dy):
+                    md.Add(d <= op.max_speed).OnlyEnforceIf(real)
+                    md.Add(d >= -op.max_speed).OnlyEnforceIf(real)
+            if op.straight_axis is not None:
+                md.Add((dy if op.straight_axis == "x" else dx) == 0).OnlyEnforceIf(real)
+        # arrival: finish crossed with progress, or start then finish in this move
+        a = md.NewBoolVar(f"a{t}")
+        md.AddImplication(a, f)
+        md.AddBoolOr([prog, sbf]).OnlyEnforceIf(a)
+        md.AddBoolOr([f.Not(), prog.Not(), a])
+        md.AddBoolOr([f.Not(), sbf.Not(), a])
+        v.arrive.append(a)
+        nprog = md.NewBoolVar(f"p{t + 1}")
+        md.AddMaxEquality(nprog, [prog, s])
+        prog = nprog
+        md.AddMaxEquality(v.done[t + 1], [v.done[t], a])
+    if m.arrival == "exact":
+        md.Add(v.done[T] == 1)
+        if T >= 1:
+            md.Add(v.done[T - 1] == 0)
+    else:
+        md.Add(v.done[T] == 1)
+    return md, v
+
+
+def _solver(time_limit: float | None, workers: int) -> cp_model.CpSolver:
+    s = cp_model.CpSolver()
+    s.parameters.num_workers = workers
+    if time_limit is not None:
+        s.parameters.max_time_in_seconds = time_limit
+    return s
+
+
+def solve(m: RaceModel, *, time_limit: float | None = None, workers: int = 2) -> CpsatResult:
+    """Feasibility of `m`, with a witness trajectory when feasible."""
+    t0 = time.perf_counter()
+    md, v = build(m)
+    t1 = time.perf_counter()
+    solver = _solver(time_limit, workers)
+    st = solver.Solve(md)
+    t2 = time.perf_counter()
+    name = solver.StatusName(st)
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        pos = [(solver.Value(v.x[t]), solver.Value(v.y[t])) for t in range(m.horizon + 1)]
+        lay = [solver.Value(v.layer[t]) for t in range(m.horizon + 1)]
+        if m.arrival == "within":  # cut the stays after the arrival
+            last = next(t for t in range(m.horizon + 1) if solver.Value(v.done[t]))
+            pos, lay = pos[: last + 1], lay[: last + 1]
+        return CpsatResult("feasible", tuple(pos), tuple(lay), t2 - t1, t1 - t0, name)
+    status: Status = "infeasible" if st == cp_model.INFEASIBLE else "unknown"
+    return CpsatResult(status, seconds=t2 - t1, build_seconds=t1 - t0, solver_status=name)
+
+
+@dataclass(frozen=True)
+class CountResult:
+    """Number of solutions, or None when the enumeration passed `limit` or ran out of time."""
+
+    count: int | None
+    complete: bool
+    seconds: float
+    reason: str = ""
+
+
+class _Counter(cp_model.CpSolverSolutionCallback):
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.n = 0
+        self.limit = limit
+        self.over = False
+
+    def on_solution_callback(self) -> None:
+        self.n += 1
+        if self.n > self.limit:
+            self.over = True
+            self.StopSearch()
+
+
+def count_solutions(m: RaceModel, *, limit: int = 20_000, time_limit: float | None = None
+                    ) -> CountResult:
+    """Enumerate every solution of an ``exact`` model (1 worker: exact, no duplicates).
+
+    Every variable is a function of the positions (the layer walk, the line
+    flags and the progress are determined by the move), so the number of
+    solutions is the number of trajectories with first arrival at T.
+    """
+    if m.arrival != "exact":
+        raise ValueError("count_solutions needs arrival='exact' (stays would add solutions)")
+    t0 = time.perf_counter()
+    md, _ = build(m)
+    solver = _solver(time_limit, 1)
+    solver.parameters.enumerate_all_solutions = True
+    cb = _Counter(limit)
+    st = solver.Solve(md, cb)
+    secs = time.perf_counter() - t0
+    if cb.over:
+        return CountResult(None, False, secs, f"more than {limit:,} solutions")
+    if st in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+        return CountResult(cb.n, True, secs)
+    return CountResult(None, False, secs, f"stopped by the time limit ({solver.StatusName(st)})")

@@ -1,0 +1,170 @@
+"""Allowed-move tables for the time-indexed solver models, built by the independent geometry.
+
+A row is one geometrically valid move between two positions:
+
+    (x, y, x2, y2, layer, layer2, start, finish, start_before_finish)
+
+from cell centre (x, y) in `layer` to (x2, y2), ending in `layer2`; `start` /
+`finish` are 1 when the move crosses that line legally on the line's layer, and
+`start_before_finish` is 1 when it crosses both and the start first (exact t).
+Moves that cross a line against its direction, touch an off-track cell, end on
+a shoulder or have zero length are not in the table. The velocity is implied by
+consecutive positions (v' = p2 - p), so the kinematics (|a| <= 1, the opening
+rule) are linear constraints of the model, not table columns: tables over
+(x_t, y_t, x_{t+1}, y_{t+1}) measured as the fastest shape for CP-SAT.
+
+Scope (written into every certificate): *every* endable cell in every layer as
+a start, and every displacement with |v'|inf <= vmax that stays on the grid.
+It does not depend on the BFS: it is a superset of the moves any trajectory of
+at most vmax moves from rest can make (speed grows by at most 1 per move).
+
+The enumeration is vectorised over positions, one displacement and start layer
+at a time, with the touched cells and entry parameters of
+`racecert.independent.geometry.touched_cells` and exact `Fraction` crossing times.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from racecert.independent.geometry import HALF, Geometry, touched_cells
+from racecert.model.track import Line, Track
+
+COLUMNS: tuple[str, ...] = ("x", "y", "x2", "y2", "layer", "layer2", "start", "finish",
+                            "start_before_finish")
+_OFF, _RAMP = 0, 3
+
+
+@dataclass(frozen=True)
+class MoveTable:
+    """Allowed moves (rows as in the module docstring) and what they cover."""
+
+    rows: tuple[tuple[int, ...], ...]
+    vmax: int
+    endable: tuple[tuple[int, int, int], ...]  # (x, y, layer) where a move may end
+    scope: str
+    seconds: float
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def _surface_array(g: Geometry, track: Track) -> np.ndarray:
+    """surf[layer, y, x]: 0 off, 1 asphalt, 2 shoulder, 3 ramp (verify's own reading)."""
+    surf = np.zeros((2, track.height, track.width), dtype=np.int8)
+    for (layer, x, y), kind in g._surface.items():
+        surf[layer, y, x] = kind
+    return surf
+
+
+def _line_hits(line: Line, xs: np.ndarray, ys: np.ndarray, vx: int, vy: int,
+               entries: list[Fraction]) -> tuple[np.ndarray, np.ndarray, list[Fraction | None]]:
+    """Per position: whether the move meets the closed line, the touched-cell index at the
+    crossing, and (per value of the fixed coordinate) the exact crossing t."""
+    fixed, span, vf, vs = (xs, ys, vx, vy) if line.axis == "x" else (ys, xs, vy, vx)
+    hit = np.zeros(len(xs), dtype=bool)
+    cell = np.zeros(len(xs), dtype=np.int64)
+    if vf == 0 or len(xs) == 0:
+        return hit, cell, []
+    ts: list[Fraction | None] = []
+    for f in np.unique(fixed).tolist():
+        t = (line.k + HALF - f) / vf
+        if not 0 <= t <= 1:
+            continue
+        lo = math.ceil(line.lo - HALF - vs * t)   # span coordinate s with s + vs t in span
+        hi = math.floor(line.hi + HALF - vs * t)
+        m = (fixed == f) & (span >= lo) & (span <= hi)
+        hit |= m
+        cell[m] = bisect.bisect_right(entries, t) - 1  # the cell whose open interval holds t+
+        ts.append(t)
+    return hit, cell, ts
+
+
+def build_move_table(track: Track, vmax: int) -> MoveTable:
+    """Every valid move with |v'|inf <= vmax from every endable cell, as table rows.
+
+    >>> # t = build_move_table(load_track("tracks/tiny_straight.toml"), 3); len(t)
+    """
+    t0 = time.perf_counter()
+    g = Geometry(track)
+    surf = _surface_array(g, track)
+    w, h = track.width, track.height
+    layers = 1 if track.elevated is None else 2
+    endable = (surf == 1) | (surf == 3)
+    out: list[np.ndarray] = []
+    yy, xx = np.nonzero(np.ones((h, w), dtype=bool))
+    for l0 in range(layers):
+        here = endable[l0, yy, xx]
+        px0, py0 = xx[here], yy[here]
+        for vx in range(-min(vmax, w - 1), min(vmax, w - 1) + 1):
+            for vy in range(-min(vmax, h - 1), min(vmax, h - 1) + 1):
+                if vx == 0 and vy == 0:
+                    continue
+                inside = (px0 + vx >= 0) & (px0 + vx < w) & (py0 + vy >= 0) & (py0 + vy < h)
+                px, py = px0[inside], py0[inside]
+                if len(px) == 0:
+                    continue
+                rows = _moves_for(track, surf, endable, px, py, vx, vy, l0)
+                if rows is not None:
+                    out.append(rows)
+    allrows = np.concatenate(out) if out else np.zeros((0, len(COLUMNS)), dtype=np.int64)
+    ends = np.argwhere(endable)  # (layer, y, x)
+    scope = (f"all moves with |v'|inf <= {vmax} from every endable cell of every layer "
+             "(independent geometry; independent of the BFS)")
+    return MoveTable(tuple(map(tuple, allrows.tolist())), vmax,
+                     tuple((int(x), int(y), int(lay)) for lay, y, x in ends), scope,
+                     time.perf_counter() - t0)
+
+
+def _moves_for(track: Track, surf: np.ndarray, endable: np.ndarray, px: np.ndarray,
+               py: np.ndarray, vx: int, vy: int, l0: int) -> np.ndarray | None:
+    """Rows for displacement (vx, vy) from positions (px, py) starting in layer l0."""
+    cells = touched_cells(vx, vy)
+    n = len(px)
+    cur = np.full(n, l0, dtype=np.int64)
+    ok = np.ones(n, dtype=bool)
+    prev_ramp = np.zeros(n, dtype=bool)
+    layer_at = np.empty((len(cells), n), dtype=np.int64)
+    for i, (dx, dy, _) in enumerate(cells):
+        cx, cy = px + dx, py + dy
+        drive_here = surf[cur, cy, cx] != _OFF
+        switch = ~drive_here & prev_ramp & (surf[1 - cur, cy, cx] != _OFF)
+        ok &= drive_here | switch
+        cur = np.where(switch, 1 - cur, cur)
+        layer_at[i] = cur
+        prev_ramp = surf[0, cy, cx] == _RAMP
+        if not ok.any():
+            return None
+    ok &= endable[cur, py + vy, px + vx]
+    entries = [c[2] for c in cells]
+    flags = {}
+    t_of: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for name, line in (("start", track.start), ("finish", track.finish)):
+        hit, cell, _ = _line_hits(line, px, py, vx, vy, entries)
+        at = layer_at[cell, np.arange(n)]
+        hit &= at == line.layer
+        along = vx if line.axis == "x" else vy
+        legal = (along > 0) == (line.direction[0] == "+")
+        if not legal:
+            ok &= ~hit
+            hit = np.zeros(n, dtype=bool)
+        flags[name] = hit
+        # the crossing t as a fraction num/den of the fixed coordinate (den = 2 v, same sign)
+        f = px if line.axis == "x" else py
+        vf = vx if line.axis == "x" else vy
+        num = (2 * line.k + 1 - 2 * f).astype(np.int64) * (1 if vf > 0 else -1)
+        t_of[name] = (num, np.full(n, 2 * abs(vf) if vf else 1, dtype=np.int64))
+    (sn, sd), (fn, fd) = t_of["start"], t_of["finish"]
+    both = flags["start"] & flags["finish"]
+    sbf = both & (sn * fd < fn * sd)
+    keep = np.nonzero(ok)[0]
+    if len(keep) == 0:
+        return None
+    cols = (px, py, px + vx, py + vy, np.full(n, l0), cur, flags["start"], flags["finish"], sbf)
+    return np.stack([np.asarray(c, dtype=np.int64)[keep] for c in cols], axis=1)

@@ -1,0 +1,136 @@
+"""Continuity of optimal arrivals (docs/continuity.md; docs/continuity.md).
+
+A final state is *continuable* when some trajectory from it crosses S and then
+F again, i.e. makes a further arrival under the race's own rules. Two variants
+are reported for every arriving move of the optimal DAG:
+
+- **race rule**: the arrived state as the rules leave it; its progress field is
+  1 exactly when the arriving move crossed S after F, so that S crossing counts.
+- **editor certification** (docs/formal-limits.md, limit 6): from the final kinematic state a
+  *later* S crossing is required: the same state with progress 0.
+
+Editor-continuable implies race-continuable (progress 1 only adds arrivals).
+
+All final states are settled together: one multi-source forward exploration of
+the exact state graph from every distinct final state (both variants), then a
+backward fixed point "can still arrive" over it (`racecert.oracle.laps`). The
+answers are memoised, so the later search for m_cont — the first depth with a
+race-continuable arrival when none at m* continues — reuses them.
+
+On a stage (computed aptitude) continuity is not applicable: `applicable` is
+False and the pipeline drops the component.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from racecert.model.rules import RuleProfile, StateArrays, VectorRaceRules
+from racecert.model.track import Track
+from racecert.oracle.bfs import BfsResult, layered_bfs
+from racecert.oracle.laps import LapAptitude, can_arrive, exact_codec, explore, lap_aptitude
+
+
+@dataclass(frozen=True)
+class Continuity:
+    """Continuity of the m* arrivals, aligned with `bfs.dag.arrive_src` / `arrive_state`.
+
+    `continuable_count` (race rule) and `continuable_count_editor` count optimal
+    trajectories (exact ints); `percent` = continuable_count / optimal_count,
+    always over the m* arrivals. `m_cont` is None when some optimal arrival is
+    race-continuable (or continuity is not applicable); otherwise it is the first
+    depth with a race-continuable arrival and `cont_bfs` the layered BFS to it.
+    """
+
+    applicable: bool
+    race: tuple[bool, ...]
+    editor: tuple[bool, ...]
+    continuable_count: int
+    continuable_count_editor: int
+    percent: Fraction
+    m_cont: int | None
+    cont_bfs: BfsResult | None
+    states_explored: int
+
+
+class ContinuationOracle:
+    """Memoised "can a further arrival be made from this exact state?".
+
+    Each call explores forward from the states not yet settled (already settled
+    ones are leaves), settles everything it explored, and remembers it.
+    """
+
+    def __init__(self, track: Track, rules: RuleProfile | None = None) -> None:
+        self.track = track
+        self.rules = rules or VectorRaceRules(track)
+        self.codec = exact_codec(track, self.rules)
+        self._keys = np.zeros(0, dtype=np.int64)
+        self._vals = np.zeros(0, dtype=bool)
+        self.states_explored = 0
+
+    def _lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if len(self._keys) == 0:
+            return np.zeros(len(keys), dtype=bool), np.zeros(len(keys), dtype=bool)
+        pos = np.searchsorted(self._keys, keys)
+        pos[pos == len(self._keys)] = 0
+        hit = self._keys[pos] == keys
+        return hit, self._vals[pos] & hit
+
+    def can_arrive(self, states: StateArrays) -> np.ndarray:
+        """Per state: some trajectory from it arrives (a further S-then-F)."""
+        if len(states) == 0:
+            return np.zeros(0, dtype=bool)
+        keys = self.codec.encode(states)
+        known, _ = self._lookup(keys)
+        if not known.all():
+            ex = explore(self.rules, self.codec, states.take(~known), known=self._lookup)
+            good = can_arrive(ex)
+            fresh = ~ex.leaf
+            self.states_explored += int(fresh.sum())
+            k = np.concatenate([self._keys, ex.keys[fresh]])
+            v = np.concatenate([self._vals, good[fresh]])
+            order = np.argsort(k, kind="stable")
+            self._keys, self._vals = k[order], v[order]
+        return self._lookup(keys)[1]
+
+
+def continuity(track: Track, bfs: BfsResult, aptitude: LapAptitude | None = None,
+               rules: RuleProfile | None = None) -> Continuity:
+    """Race-rule and editor continuity of every optimal arriving move, and m_cont.
+
+    `aptitude` (from `lap_aptitude`) is computed here if needed and not given:
+    it is only consulted when no optimal arrival continues, to tell a circuit
+    with no optimal continuation (m_cont is then searched) from a stage.
+    """
+    if not bfs.reachable or bfs.dag is None:
+        raise ValueError("continuity needs a reachable BFS result with its optimal DAG")
+    dag = bfs.dag
+    oracle = ContinuationOracle(track, rules)
+    arrived = dag.arrive_state
+    as_editor = StateArrays(*arrived.fields()[:5], np.zeros(len(arrived), dtype=np.int32),
+                            arrived.phase)
+    both = oracle.can_arrive(StateArrays.concat([arrived, as_editor]))
+    n = len(arrived)
+    race = tuple(bool(b) for b in both[:n])
+    editor = tuple(bool(b) for b in both[n:])
+    counts = bfs.arrival_counts
+    if len(counts) != n:
+        raise ValueError("bfs.arrival_counts must be aligned with the DAG's arriving moves")
+    c_race = sum(c for c, ok in zip(counts, race, strict=True) if ok)
+    c_editor = sum(c for c, ok in zip(counts, editor, strict=True) if ok)
+    percent = Fraction(c_race, bfs.optimal_count)
+    if any(race):
+        return Continuity(True, race, editor, c_race, c_editor, percent, None, None,
+                          oracle.states_explored)
+    apt = aptitude or lap_aptitude(track, rules)
+    if apt.kind == "stage":
+        return Continuity(False, race, editor, 0, 0, Fraction(0), None, None,
+                          oracle.states_explored)
+    cont = layered_bfs(track, bfs.mode, accept_arrival=oracle.can_arrive, rules=rules)
+    if not cont.reachable:  # a circuit always has a continuable arrival at some depth
+        raise RuntimeError("circuit with no continuable arrival: aptitude and BFS disagree")
+    return Continuity(True, race, editor, c_race, c_editor, percent, cont.m_star, cont,
+                      oracle.states_explored)

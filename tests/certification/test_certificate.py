@@ -1,0 +1,131 @@
+"""Certificates: each check agrees on a correct input and disagrees on a corrupted one."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from racecert.certification import checks_cpsat
+from racecert.certification.certificate import (
+    SCHEMA,
+    CertifyContext,
+    CheckResult,
+    certify,
+    default_checks,
+)
+from racecert.independent.geometry import Geometry
+from racecert.independent.movetable import MoveTable
+from racecert.model.parse import load_track, parse_track
+from racecert.oracle.bfs import layered_bfs
+from tests.certification.test_geometry_crosscheck import RAMP_TRACK, RING_TRACK
+
+RING = parse_track(RING_TRACK.encode())
+RAMP = parse_track(RAMP_TRACK.encode())
+
+
+def _ctx(track=RING, **kw) -> CertifyContext:
+    return CertifyContext(track, layered_bfs(track, "exact"), layered_bfs(track, "editor"),
+                          time_limit=30, **kw)
+
+
+def test_certify_agrees_on_a_small_circuit() -> None:
+    c = certify(RING)
+    assert c.ok
+    figures = {r.figure: r for r in c.results}
+    assert {"move validity", "m*", "optimal_count", "continuable final states (race rule)",
+            "continuable final states (editor certification)"} <= set(figures)
+    assert all(r.verdict == "agree" for r in c.results)
+    assert figures["m*"].method_value == 12 and figures["optimal_count"].method_value == "3"
+    j = json.loads(json.dumps(c.to_json()))
+    assert j["schema"] == SCHEMA and j["summary"]["ok"] and j["summary"]["disagree"] == 0
+    assert j["bfs"]["exact"]["optimal_count"] == "3"
+    assert {a["figure"] for a in j["arbitration"]} == {"m*", "optimal_count"}
+    assert all("exact" in a["agrees_with"] for a in j["arbitration"])
+
+
+def test_wrong_m_star_disagrees() -> None:
+    ctx = _ctx()
+    wrong = dataclasses.replace(ctx.exact, m_star=ctx.exact.m_star + 1)
+    r = checks_cpsat.check_m_star(dataclasses.replace(ctx, exact=wrong))[0]
+    assert r.verdict == "disagree" and r.bfs_value == 13
+    wrong = dataclasses.replace(ctx.exact, m_star=ctx.exact.m_star - 1)
+    r = checks_cpsat.check_m_star(dataclasses.replace(ctx, exact=wrong))[0]
+    assert r.verdict == "disagree"
+
+
+def test_wrong_count_disagrees() -> None:
+    ctx = _ctx()
+    wrong = dataclasses.replace(ctx.exact, optimal_count=ctx.exact.optimal_count + 1)
+    r = checks_cpsat.check_count(dataclasses.replace(ctx, exact=wrong))[0]
+    assert r.verdict == "disagree" and r.bfs_value == "4" and r.method_value == "3"
+
+
+def test_count_too_large_is_not_applicable() -> None:
+    r = checks_cpsat.check_count(_ctx(count_limit=2))[0]
+    assert r.verdict == "not-applicable" and "too many" in r.reason
+
+
+def test_wrong_move_table_entry_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drop the first move of every optimal trajectory from the table: m* disagrees."""
+    real = checks_cpsat.build_move_table
+
+    def broken(track, vmax):
+        t = real(track, vmax)
+        x, y = track.car.position
+        rows = tuple(r for r in t.rows if not (r[:2] == (x, y) and r[2:4] == (x + 1, y)))
+        return MoveTable(rows, t.vmax, t.endable, t.scope, 0.0)
+
+    checks_cpsat.move_table.cache_clear()
+    monkeypatch.setattr(checks_cpsat, "build_move_table", broken)
+    try:
+        r = checks_cpsat.check_m_star(_ctx())[0]
+    finally:
+        checks_cpsat.move_table.cache_clear()
+    assert r.verdict == "disagree"
+
+
+def test_wrong_geometry_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Lax(Geometry):
+        """Forgets the opening rule."""
+
+        def opening_ok(self, phase: int, vx: int, vy: int) -> bool:
+            return True
+
+    import racecert.certification.geometry_check as gc
+    monkeypatch.setattr(gc, "Geometry", Lax)
+    r = checks_cpsat.check_geometry(_ctx(RAMP))[0]
+    assert r.verdict == "disagree" and r.artefacts and "acceleration" in r.artefacts[0][1]
+
+
+def test_wrong_continuation_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reference that claims no continuation where CP-SAT finds one."""
+    real = checks_cpsat.layered_bfs
+
+    def never(track, mode="exact", **kw):
+        r = real(track, mode, **kw)
+        return dataclasses.replace(r, reachable=False, m_star=None) if "initial" in kw else r
+
+    monkeypatch.setattr(checks_cpsat, "layered_bfs", never)
+    res = checks_cpsat.check_continuity(_ctx())
+    assert [r.verdict for r in res] == ["disagree", "disagree"]
+    assert "bounded BFS None" in res[0].artefacts[0][1]
+
+
+def test_a_disagreeing_plugged_check_makes_the_certificate_fail() -> None:
+    def bogus(ctx: CertifyContext) -> list[CheckResult]:
+        """A plugged-in check that always disagrees."""
+        return [CheckResult("m*", ctx.exact.m_star, "bogus", -1, "disagree", "test", 0.0)]
+
+    c = certify(RING, [bogus])
+    assert not c.ok and c.to_json()["summary"]["disagree"] == 1
+    assert checks_cpsat.check_geometry in [c.run for c in default_checks()]
+
+
+def test_nothing_applicable_is_not_certified() -> None:
+    """`not-applicable` never counts as agreement: no check, no certificate."""
+    none = certify(load_track("tracks/tiny_straight.toml"), checks=[])
+    assert none.ok and not none.certified
+    some = certify(load_track("tracks/tiny_straight.toml"), checks=[checks_cpsat.check_m_star])
+    assert some.ok and some.certified
