@@ -28,7 +28,7 @@ def _bundled() -> str:
              "continuity s | total s | verdicts |", "|---|---|---|---|---|---|---|---|---|---|"]
     total = 0.0
     for path in sorted((ROOT / "tracks").glob("*.toml")):
-        c = certify(load_track(path), time_limit=30.0)
+        c = certify(load_track(path), cpsat_budget=30.0)
         total += c.seconds
         by = {r.figure: r for r in c.results}
         cont = sum(r.seconds for r in c.results if r.figure.startswith("continuable"))
@@ -49,8 +49,8 @@ def _m_star(track: Track) -> float:
     b = layered_bfs(track, "exact")
     t0 = time.perf_counter()
     table = move_table(track, b.m_star)
-    below = solve(race_model(track, table, b.m_star - 1, "within"), time_limit=LIMIT_S)
-    at = solve(race_model(track, table, b.m_star, "exact"), time_limit=LIMIT_S)
+    below = solve(race_model(track, table, b.m_star - 1, "within"), budget=LIMIT_S)
+    at = solve(race_model(track, table, b.m_star, "exact"), budget=LIMIT_S)
     if below.status != "infeasible" or at.status != "feasible":
         return float("inf")
     return time.perf_counter() - t0
@@ -60,7 +60,7 @@ def _count(track: Track) -> float:
     b = layered_bfs(track, "exact")
     t0 = time.perf_counter()
     c = count_solutions(race_model(track, move_table(track, b.m_star), b.m_star, "exact"),
-                        limit=20_000, time_limit=LIMIT_S)
+                        limit=20_000, budget=LIMIT_S)
     if c.count != b.optimal_count:
         return float("inf")
     return time.perf_counter() - t0

@@ -73,6 +73,20 @@ class Analysis:
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """One line: the headline figures (the full report is `to_json()` or the CLI)."""
+        b = self.bfs
+        figures = (f"m_star={b.m_star}, optimal_count={b.optimal_count}, kind={self.kind!r}"
+                   if b.reachable else "reachable=False")
+        score = "" if self.score is None else f", score={float(self.score.total):.2f}"
+        return f"Analysis({self.track.name!r}, mode={self.mode!r}, {figures}{score})"
+
+    def _repr_svg_(self) -> str:
+        """The picture of `racecert analyze --svg`, shown inline by notebooks."""
+        from racecert.analysis.svg import render_svg
+
+        return render_svg(self)
+
     @property
     def kind(self) -> str:
         """The computed kind ("stage" / "circuit", docs/continuity.md)."""

@@ -1,26 +1,31 @@
-"""Certificates: every figure of the BFS oracle next to each independent method's value.
+"""Certificates: every figure of `analyze`, each confirmed by independent methods or not.
 
-A *check* is a function `(CertifyContext) -> list[CheckResult]`. `certify`
-runs the BFS oracle once in each key (exact and editor), then every check,
-and gathers the results into a `Certificate` whose `to_json()` is the schema of
-docs/certificate.md. A certificate is `ok` when no check disagrees;
-``not-applicable`` (with its reason: too large to enumerate, out of time...)
-is never counted as agreement.
+A *check* is a function `(CertifyContext) -> list[CheckResult]`. `certify` runs
+the analysis (the oracle's figures, exact key) and the BFS in the editor key,
+then every check of `racecert.certification.checks.CHECKS`, and gathers the
+results per figure (`racecert.certification.figures.FIGURES`) into a
+`Certificate` whose `to_json()` is the schema of docs/certificate.md.
 
-The checks are listed once, in order, in `racecert.certification.checks.CHECKS`;
-each is a `NamedCheck` (a progress label and a function).
+Per figure the verdict is `disagree` when any check disagrees, `agree` when at
+least one agrees and none disagrees, `timeout` when a check ran out of its
+(deterministic) budget and none agreed, `not-applicable` when the figure does
+not exist on this track (continuity on a stage...), and `unchecked` otherwise.
+The certificate's `status` is `disagree` when any figure disagrees, `certified`
+when every existing figure agrees, and `partial` otherwise: a figure no method
+confirmed is never counted as confirmed, and the headline names it.
 
-The certified figures are the exact key's. The editor key (docs/opening-limits.md)
-is not certified; the exact time-indexed models arbitrate it: each
-`Arbitration` says which key's value the independent method reproduces.
+The editor key (docs/opening-limits.md) is reported beside: the exact
+time-indexed models arbitrate it, each `Arbitration` says which key's value the
+independent method reproduces.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from racecert.analysis.pipeline import Analysis, analyze
 from racecert.certification.checks import CHECKS
 from racecert.certification.context import (
     Arbitration,
@@ -30,10 +35,45 @@ from racecert.certification.context import (
     NamedCheck,
     StepFn,
 )
+from racecert.certification.figures import FIGURES, Value, canonical_figures
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult, layered_bfs
 
-SCHEMA = "racecert-certificate/1"
+SCHEMA = "racecert-certificate/2"
+FigureVerdictName = Literal["agree", "disagree", "timeout", "unchecked", "not-applicable"]
+Status = Literal["certified", "partial", "disagree"]
+
+
+@dataclass(frozen=True)
+class FigureVerdict:
+    """One figure: the oracle's value, the verdict over its checks, and the checks."""
+
+    name: str
+    value: Value
+    verdict: FigureVerdictName
+    reason: str
+    checks: tuple[CheckResult, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "verdict": self.verdict, "reason": self.reason,
+                "checks": [c.to_json() for c in self.checks]}
+
+
+def judge_figure(name: str, value: Value, absent: str | None,
+                 checks: tuple[CheckResult, ...]) -> FigureVerdict:
+    """The verdict on one figure from its checks (see the module docstring)."""
+    verdicts = {c.verdict for c in checks}
+    if "disagree" in verdicts:
+        return FigureVerdict(name, value, "disagree", "an independent check disagrees", checks)
+    if absent is not None:
+        return FigureVerdict(name, value, "not-applicable", absent, checks)
+    if "agree" in verdicts:
+        return FigureVerdict(name, value, "agree", "confirmed independently", checks)
+    if "timeout" in verdicts:
+        why = "; ".join(c.reason for c in checks if c.verdict == "timeout")
+        return FigureVerdict(name, value, "timeout", why, checks)
+    why = "; ".join(c.reason for c in checks) or "no independent method covers this figure"
+    return FigureVerdict(name, value, "unchecked", why, checks)
 
 
 @dataclass(frozen=True)
@@ -41,39 +81,77 @@ class Certificate:
     """Everything `racecert certify` found for one track."""
 
     track: Track
-    exact: BfsResult
+    analysis: Analysis
     editor: BfsResult
     results: tuple[CheckResult, ...]
     arbitrations: tuple[Arbitration, ...]
     seconds: float
 
     @property
+    def exact(self) -> BfsResult:
+        """The oracle's BFS in the exact key (the certified figures' source)."""
+        return self.analysis.bfs
+
+    @property
+    def figures(self) -> tuple[FigureVerdict, ...]:
+        """Every figure of `analyze`, judged over the checks that address it."""
+        by: dict[str, list[CheckResult]] = {}
+        for r in self.results:
+            for name in canonical_figures(r.figure):
+                by.setdefault(name, []).append(r)
+        return tuple(judge_figure(f.name, f.value(self.analysis), f.absent(self.analysis),
+                                  tuple(by.get(f.name, ()))) for f in FIGURES)
+
+    @property
+    def status(self) -> Status:
+        """`disagree`, `certified` (every existing figure agrees) or `partial`."""
+        verdicts = [f.verdict for f in self.figures]
+        if "disagree" in verdicts or any(r.verdict == "disagree" for r in self.results):
+            return "disagree"
+        if all(v in ("agree", "not-applicable") for v in verdicts):
+            return "certified"
+        return "partial"
+
+    @property
+    def unconfirmed(self) -> tuple[str, ...]:
+        """Names of the existing figures no independent check confirmed."""
+        return tuple(f.name for f in self.figures if f.verdict in ("unchecked", "timeout"))
+
+    @property
     def ok(self) -> bool:
-        """No check disagrees (what the exit status reports)."""
-        return all(r.verdict != "disagree" for r in self.results)
+        """No check disagrees."""
+        return self.status != "disagree"
 
     @property
     def certified(self) -> bool:
-        """No check disagrees and at least one independent check agrees: `not-applicable`
-        is never counted as agreement, so a track no method could examine is not certified."""
-        return self.ok and any(r.verdict == "agree" for r in self.results)
+        """Every figure that exists on this track is confirmed by an independent check."""
+        return self.status == "certified"
+
+    def __repr__(self) -> str:
+        open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
+        return f"Certificate({self.track.name!r}, status={self.status!r}{open_})"
 
     def to_json(self) -> dict[str, Any]:
         t = self.track
-        n = {v: sum(r.verdict == v for r in self.results)
-             for v in ("agree", "disagree", "not-applicable")}
+        figures = self.figures
+        n = {v: sum(f.verdict == v for f in figures)
+             for v in ("agree", "disagree", "timeout", "unchecked", "not-applicable")}
         return {
             "schema": SCHEMA,
+            "status": self.status,
+            "unconfirmed": list(self.unconfirmed),
+            "figures": {f.name: f.to_json() for f in figures},
             "track": {"name": t.name, "path": t.path, "sha256": t.sha256,
                       "width": t.width, "height": t.height, "layers": t.layers,
                       "opening": None if t.opening is None else {
                           "moves": t.opening.moves, "max_speed": t.opening.max_speed,
                           "straight": t.opening.straight}},
             "bfs": {"exact": _bfs_json(self.exact), "editor": _bfs_json(self.editor)},
-            "checks": [r.to_json() for r in self.results],
             "arbitration": [a.to_json() for a in self.arbitrations],
-            "summary": {"agree": n["agree"], "disagree": n["disagree"],
-                        "not_applicable": n["not-applicable"], "ok": self.ok,
+            "summary": {"figures_agree": n["agree"], "figures_disagree": n["disagree"],
+                        "figures_timeout": n["timeout"], "figures_unchecked": n["unchecked"],
+                        "figures_not_applicable": n["not-applicable"],
+                        "checks": len(self.results), "ok": self.ok,
                         "certified": self.certified},
             "seconds": round(self.seconds, 3),
         }
@@ -97,27 +175,29 @@ def _named(check: NamedCheck | Check) -> NamedCheck:
 
 def certify(track: Track, checks: list[NamedCheck | Check] | None = None, *,
             step: StepFn | None = None, **limits: Any) -> Certificate:
-    """Run the BFS oracle (both keys) and every check; `limits` go to `CertifyContext`.
+    """Run the analysis (exact key), the BFS in the editor key and every check;
+    `limits` go to `CertifyContext`.
 
     `step(name)` is called before each step (for progress display).
 
-    >>> # certify(load_track("tracks/tiny_straight.toml")).ok
+    >>> # certify(load_track("tracks/tiny_straight.toml")).status
     """
     t0 = time.perf_counter()
     if step:
-        step("BFS oracle (exact key)")
-    exact = layered_bfs(track, "exact")
+        step("analysis (the oracle's figures, exact key)")
+    analysis = analyze(track, "exact")
     if step:
         step("BFS oracle (editor key)")
     editor = layered_bfs(track, "editor")
-    ctx = CertifyContext(track, exact, editor, **limits)
+    exact = analysis.bfs
+    ctx = CertifyContext(track, exact, editor, analysis=analysis, **limits)
     results: list[CheckResult] = []
     for check in map(_named, checks if checks is not None else default_checks()):
         if step:
             step(check.label)
         results.extend(check.run(ctx))
-    return Certificate(track, exact, editor, tuple(results), arbitrate(results, exact, editor),
-                       time.perf_counter() - t0)
+    return Certificate(track, analysis, editor, tuple(results),
+                       arbitrate(results, exact, editor), time.perf_counter() - t0)
 
 
 # Figures whose exact-key value an independent exact method may arbitrate.

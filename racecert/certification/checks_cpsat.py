@@ -111,15 +111,20 @@ def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
         return [CheckResult("m*", b.m_star, method, None, "not-applicable", reason,
                             time.perf_counter() - t0)]
 
+    def out_of_budget(where: str) -> list[CheckResult]:
+        return [CheckResult("m*", b.m_star, method, None, "timeout",
+                            f"CP-SAT used its budget of {ctx.cpsat_budget:g} deterministic time "
+                            f"units {where}", time.perf_counter() - t0)]
+
     if table_candidates(track, horizon) > MAX_TABLE_CANDIDATES:
         return na(f"move table too large (> {MAX_TABLE_CANDIDATES:,} candidate moves)")
     table = move_table(track, horizon)
     arte = (("table rows", str(len(table))), ("table scope", table.scope))
     if not b.reachable:
-        r = solve(race_model(track, table, horizon, "within"), time_limit=ctx.time_limit,
+        r = solve(race_model(track, table, horizon, "within"), budget=ctx.cpsat_budget,
                   workers=ctx.workers)
         if r.status == "unknown":
-            return na(f"CP-SAT stopped at the time limit ({r.solver_status})")
+            return out_of_budget(f"at T = {horizon} ({r.solver_status})")
         if r.status == "infeasible":
             return [CheckResult("m*", None, method, None, "agree",
                                 f"no arrival within {horizon} moves (CP-SAT); unreachability "
@@ -130,20 +135,20 @@ def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
                             time.perf_counter() - t0, arte + (("witness", str(r.positions)),))]
     m = horizon
     if m >= 2:
-        below = solve(race_model(track, table, m - 1, "within"), time_limit=ctx.time_limit,
+        below = solve(race_model(track, table, m - 1, "within"), budget=ctx.cpsat_budget,
                       workers=ctx.workers)
         if below.status == "unknown":
-            return na(f"CP-SAT stopped at the time limit ({below.solver_status}) at T = {m - 1}")
+            return out_of_budget(f"at T = {m - 1} ({below.solver_status})")
         if below.status == "feasible":
             ok, why = _replay(track, below)
             return [CheckResult("m*", m, method, f"<= {len(below.positions) - 1}", "disagree",
                                 f"an arrival within {m - 1} moves (replay: {why})",
                                 time.perf_counter() - t0,
                                 arte + (("witness", str(below.positions)),))]
-    at = solve(race_model(track, table, m, "exact"), time_limit=ctx.time_limit,
+    at = solve(race_model(track, table, m, "exact"), budget=ctx.cpsat_budget,
                workers=ctx.workers)
     if at.status == "unknown":
-        return na(f"CP-SAT stopped at the time limit ({at.solver_status}) at T = {m}")
+        return out_of_budget(f"at T = {m} ({at.solver_status})")
     if at.status == "infeasible":
         return [CheckResult("m*", m, method, f"> {m}", "disagree",
                             f"no arrival within {m - 1} moves and none at {m}",
@@ -181,12 +186,14 @@ def check_count(ctx: CertifyContext) -> list[CheckResult]:
         return na(f"move table too large (> {MAX_TABLE_CANDIDATES:,} candidate moves)")
     table = move_table(track, b.m_star)
     r = count_solutions(race_model(track, table, b.m_star, "exact"), limit=ctx.count_limit,
-                        time_limit=ctx.time_limit)
+                        budget=ctx.cpsat_budget)
     if r.count is None:
         if r.reason.startswith("more than"):
             return [CheckResult("optimal_count", bv, method, f"> {ctx.count_limit}", "disagree",
                                 f"CP-SAT enumerated {r.reason}", time.perf_counter() - t0)]
-        return na(r.reason)
+        return [CheckResult("optimal_count", bv, method, None, "timeout",
+                            f"{r.reason}: {ctx.cpsat_budget:g} deterministic time units",
+                            time.perf_counter() - t0)]
     verdict = "agree" if str(r.count) == bv else "disagree"
     return [CheckResult("optimal_count", bv, method, str(r.count), verdict,
                         f"every trajectory with first arrival at m* = {b.m_star} enumerated",
@@ -200,7 +207,7 @@ def _first_within(track: Track, table: MoveTable, initial: tuple, limit: int,
                   ctx: CertifyContext) -> tuple[str, int | None, CpsatResult | None]:
     """CP-SAT within `limit` moves: ('ok', length of the witness, witness), ('none', ...)
     when there is no continuation within `limit`, or ('unknown', ...) at the time limit."""
-    r = solve(race_model(track, table, limit, "within", initial), time_limit=ctx.time_limit,
+    r = solve(race_model(track, table, limit, "within", initial), budget=ctx.cpsat_budget,
               workers=ctx.workers)
     if r.status == "unknown":
         return "unknown", None, None
@@ -239,22 +246,20 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
         bad: list[str] = []
         stop = ""
         for init in starts:
-            if checked >= ctx.continuity_max_states:
+            if ctx.continuity_max_states is not None and checked >= ctx.continuity_max_states:
                 stop = f"checked the first {checked} of {len(starts)} final states (cap)"
-                break
-            if time.perf_counter() - t1 > ctx.continuity_budget:
-                stop = f"checked {checked} of {len(starts)} final states (time budget)"
                 break
             ref = layered_bfs(track, "exact", initial=CarState(*init), max_depth=horizon)
             bfs_len = ref.m_star if ref.reachable else None
             verdict_ref = oracle(init) if oracle is not None else ref.reachable
             st, length, wit = _first_within(track, table, init, bfs_len or horizon, ctx)
             if st == "unknown":
-                stop = f"CP-SAT stopped at the time limit on {init}"
+                stop = (f"CP-SAT used its budget of {ctx.cpsat_budget:g} deterministic time "
+                        f"units on {init}")
                 break
             if st == "ok" and bfs_len is not None and bfs_len > 1:
                 below = solve(race_model(track, table, bfs_len - 1, "within", init),
-                              time_limit=ctx.time_limit, workers=ctx.workers)
+                              budget=ctx.cpsat_budget, workers=ctx.workers)
                 if below.status == "feasible":
                     length, wit = len(below.positions) - 1, below
             checked += 1
@@ -279,10 +284,12 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
                   f"finish continuation within {horizon} moves; its first length is compared "
                   "with a bounded BFS")
         if beyond:
-            reason += f"; {beyond} continuable only beyond the horizon (not confirmed)"
+            reason += (f"; {beyond} continuable only beyond the {horizon}-move horizon "
+                       "(not confirmed)")
         if stop:
             reason += f"; {stop}"
-        verdict = "disagree" if bad else ("agree" if checked else "not-applicable")
+        complete = checked == len(starts)
+        verdict = "disagree" if bad else "agree" if complete and not beyond else "timeout"
         out.append(CheckResult(fig, f"{ref_yes}/{checked}", CPSAT, f"{cp_yes}/{checked}",
                                verdict, reason, time.perf_counter() - t1,
                                tuple((f"mismatch {i + 1}", m) for i, m in enumerate(bad[:10]))

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from racecert.analysis.pipeline import Analysis
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult
 
-CheckVerdict = Literal["agree", "disagree", "not-applicable"]
+CheckVerdict = Literal["agree", "disagree", "not-applicable", "timeout"]
 Value = int | str | None
 StepFn = Callable[[str], None]
 
@@ -37,12 +38,14 @@ class CheckResult:
     reason: str
     seconds: float
     artefacts: tuple[tuple[str, str], ...] = ()
+    work: str = ""  # deterministic work spent, e.g. "412,000 states" (not wall time)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "figure": self.figure, "bfs_value": self.bfs_value, "method": self.method,
             "method_value": self.method_value, "verdict": self.verdict, "reason": self.reason,
-            "seconds": round(self.seconds, 4), "artefacts": dict(self.artefacts),
+            "work": self.work, "seconds": round(self.seconds, 4),
+            "artefacts": dict(self.artefacts),
         }
 
 
@@ -74,13 +77,13 @@ class CertifyContext:
     track: Track
     exact: BfsResult
     editor: BfsResult
-    time_limit: float = 60.0
-    workers: int = 2
+    cpsat_budget: float = 60.0  # CP-SAT deterministic time per solve (not wall seconds)
+    workers: int = 1  # CP-SAT workers: 1 keeps every verdict reproducible
     count_limit: int = 20_000
     geometry_max_states: int = 60_000
-    continuity_max_states: int = 8
-    continuity_budget: float = 12.0  # seconds per continuity variant
+    continuity_max_states: int | None = None  # None: every optimal final state
     out_dir: Path | None = None
+    analysis: Analysis | None = None  # the oracle's full figures (exact key)
 
 
 Check = Callable[[CertifyContext], list[CheckResult]]

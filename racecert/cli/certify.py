@@ -1,6 +1,7 @@
 """`racecert certify TRACK`: every applicable cross-check, written as a certificate.
 
-Exit status: 0 when no check disagrees, 1 when one does, 2 on bad input.
+Exit status: 0 certified (every figure confirmed), 1 some check disagrees, 2 bad input,
+3 partial (nothing disagrees, some figure unconfirmed).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from racecert.certification.certificate import Certificate, certify
 from racecert.cli.common import format_table
 from racecert.model.parse import load_track
 
-EXIT_DISAGREE = 1
+EXIT_STATUS = {"certified": 0, "disagree": 1, "partial": 3}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,8 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("track")
     c.add_argument("--json", action="store_true", help="print the certificate as JSON")
     c.add_argument("--out", metavar="FILE", help="write the JSON certificate to FILE")
-    c.add_argument("--time-limit", metavar="S", type=float, default=30.0,
-                   help="time limit per solver call in seconds (default 30)")
+    c.add_argument("--cpsat-budget", metavar="UNITS", type=float, default=60.0,
+                   help="CP-SAT deterministic time per solve (default 60; the same verdicts "
+                        "on any machine, unlike wall seconds)")
     c.add_argument("--count-limit", metavar="N", type=int, default=20_000,
                    help="largest optimal count enumerated by CP-SAT (default 20000)")
     c.set_defaults(func=cmd_certify)
@@ -38,35 +40,41 @@ def _short(v: object, width: int = 28) -> str:
 
 
 def human_report(c: Certificate) -> str:
-    """A table: figure, BFS value, independent value, verdict, seconds; then the reasons."""
+    """The headline first (naming every unconfirmed figure), then one row per figure with
+    its value and verdict, then each check: method, verdict, reason and work spent."""
     t = c.track
     head = format_table([
         ("track", f"{t.name}  ({t.width}x{t.height}, sha256 {t.sha256[:12]})"),
-        ("m* (exact key)", str(c.exact.m_star)),
-        ("optimal trajectories", f"{c.exact.optimal_count:,}"),
+        ("status", _headline(c)),
     ])
-    rows = [("figure", "bfs", "independent", "verdict", "s")]
-    for r in c.results:
-        rows.append((r.figure, _short(r.bfs_value), _short(r.method_value), r.verdict,
-                     f"{r.seconds:.2f}"))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    rows = [("figure", "value", "verdict", "checks")]
+    for f in c.figures:
+        agreeing = sum(r.verdict == "agree" for r in f.checks)
+        rows.append((f.name, _short(f.value), f.verdict, f"{agreeing}/{len(f.checks)} agree"))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
     table = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))
                       .rstrip() for row in rows)
-    notes = "\n".join(f"- {r.figure} [{r.method}]: {r.reason}" for r in c.results)
+    notes = "\n".join(
+        f"- {r.figure} [{r.method}] {r.verdict}: {r.reason}"
+        + (f" (work: {r.work})" if r.work else "") + f" ({r.seconds:.2f} s)"
+        for r in c.results)
     arb = "\n".join(
         f"- {a.figure}: exact {a.exact}, editor {a.editor}, {a.method} {a.independent} -> "
         f"agrees with {', '.join(a.agrees_with) or 'neither key'}" for a in c.arbitrations)
-    if not c.ok:
-        verdict = "DISAGREEMENT: see the table"
-    elif c.certified:
-        verdict = "CERTIFIED: no check disagrees"
-    else:
-        verdict = "NOT CERTIFIED: nothing disagrees, but no independent check applied"
-    parts = [head, "", table, "", notes]
+    parts = [head, "", table, "", "checks:", notes]
     if arb:
         parts += ["", "editor vs exact key (docs/opening-limits.md):", arb]
-    parts += ["", f"{verdict} ({c.seconds:.1f} s)"]
+    parts += ["", f"{_headline(c)} ({c.seconds:.1f} s)"]
     return "\n".join(parts)
+
+
+def _headline(c: Certificate) -> str:
+    if c.status == "disagree":
+        bad = [f.name for f in c.figures if f.verdict == "disagree"]
+        return f"DISAGREEMENT on {', '.join(bad) or 'a check'}: see the table"
+    if c.status == "certified":
+        return "CERTIFIED: every figure confirmed by an independent check"
+    return f"PARTIAL: not confirmed: {', '.join(c.unconfirmed)} (nothing disagrees)"
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
@@ -78,7 +86,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         bar.set_description(f"certify: {name}")
 
     try:
-        cert = certify(track, step=step, time_limit=args.time_limit,
+        cert = certify(track, step=step, cpsat_budget=args.cpsat_budget,
                        count_limit=args.count_limit,
                        out_dir=Path(args.out).parent if args.out else None)
     finally:
@@ -90,4 +98,4 @@ def cmd_certify(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
     else:
         print(human_report(cert))
-    return 0 if cert.ok else EXIT_DISAGREE
+    return EXIT_STATUS[cert.status]

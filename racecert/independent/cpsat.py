@@ -156,20 +156,22 @@ def build(m: RaceModel) -> tuple[cp_model.CpModel, _Vars]:
     return md, v
 
 
-def _solver(time_limit: float | None, workers: int) -> cp_model.CpSolver:
+def _solver(budget: float | None, workers: int) -> cp_model.CpSolver:
+    """A CP-SAT solver bounded by `budget` units of deterministic time (not wall seconds:
+    the same verdict on a loaded or slow machine); one worker keeps it reproducible."""
     s = cp_model.CpSolver()
     s.parameters.num_workers = workers
-    if time_limit is not None:
-        s.parameters.max_time_in_seconds = time_limit
+    if budget is not None:
+        s.parameters.max_deterministic_time = budget
     return s
 
 
-def solve(m: RaceModel, *, time_limit: float | None = None, workers: int = 2) -> CpsatResult:
+def solve(m: RaceModel, *, budget: float | None = None, workers: int = 1) -> CpsatResult:
     """Feasibility of `m`, with a witness trajectory when feasible."""
     t0 = time.perf_counter()
     md, v = build(m)
     t1 = time.perf_counter()
-    solver = _solver(time_limit, workers)
+    solver = _solver(budget, workers)
     st = solver.Solve(md)
     t2 = time.perf_counter()
     name = solver.StatusName(st)
@@ -208,7 +210,7 @@ class _Counter(cp_model.CpSolverSolutionCallback):
             self.StopSearch()
 
 
-def count_solutions(m: RaceModel, *, limit: int = 20_000, time_limit: float | None = None
+def count_solutions(m: RaceModel, *, limit: int = 20_000, budget: float | None = None
                     ) -> CountResult:
     """Enumerate every solution of an ``exact`` model (1 worker: exact, no duplicates).
 
@@ -220,7 +222,7 @@ def count_solutions(m: RaceModel, *, limit: int = 20_000, time_limit: float | No
         raise ValueError("count_solutions needs arrival='exact' (stays would add solutions)")
     t0 = time.perf_counter()
     md, _ = build(m)
-    solver = _solver(time_limit, 1)
+    solver = _solver(budget, 1)
     solver.parameters.enumerate_all_solutions = True
     cb = _Counter(limit)
     st = solver.Solve(md, cb)
@@ -229,4 +231,5 @@ def count_solutions(m: RaceModel, *, limit: int = 20_000, time_limit: float | No
         return CountResult(None, False, secs, f"more than {limit:,} solutions")
     if st in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
         return CountResult(cb.n, True, secs)
-    return CountResult(None, False, secs, f"stopped by the time limit ({solver.StatusName(st)})")
+    return CountResult(None, False, secs,
+                       f"stopped by its deterministic budget ({solver.StatusName(st)})")

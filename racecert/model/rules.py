@@ -82,7 +82,8 @@ def opening_allows(track: Track, phase: int, vx: int, vy: int) -> bool:
 
 
 def apply_move(track: Track, s: CarState, accel: tuple[int, int]) -> MoveResult:
-    """Apply acceleration `accel` to state `s` under racecert's rules (docs/rules.md) (exact reference).
+    """Apply acceleration `accel` to state `s` under the rules of docs/rules.md (exact
+    reference).
 
     The opening rule is applied when `s.phase` < K; callers that count moves
     themselves (the editor-compatible key) pass the move count as the phase.

@@ -97,6 +97,12 @@ class Track:
     sha256: str = ""
     path: str = field(default="", compare=False)
 
+    def __repr__(self) -> str:
+        """Short: the grids stay out (print `track.ground` to see them)."""
+        where = f", path={self.path!r}" if self.path else ""
+        return (f"Track({self.name!r}, {self.width}x{self.height}, layers={self.layers}"
+                f"{where}, sha256={self.sha256[:12]!r})")
+
     # -- per-cell surface queries (exact reference code uses these) ---------
 
     def char(self, layer: int, x: int, y: int) -> str:

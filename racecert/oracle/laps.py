@@ -102,7 +102,8 @@ def two_laps_possible(track: Track, rules: RuleProfile | None = None) -> tuple[b
 
 
 def lap_aptitude(track: Track, rules: RuleProfile | None = None) -> LapAptitude:
-    """Stage or circuit, computed (docs/continuity.md); compare with `track.kind` to check a declaration.
+    """Stage or circuit, computed (docs/continuity.md); compare with `track.kind` to check a
+    declaration.
 
     >>> from racecert.model.parse import load_track
     >>> lap_aptitude(load_track("tracks/tiny_straight.toml")).kind  # doctest: +SKIP

@@ -14,6 +14,7 @@ from racecert.certification.certificate import (
     CheckResult,
     certify,
     default_checks,
+    judge_figure,
 )
 from racecert.independent.geometry import Geometry
 from racecert.independent.movetable import MoveTable
@@ -27,7 +28,7 @@ RAMP = parse_track(RAMP_TRACK.encode())
 
 def _ctx(track=RING, **kw) -> CertifyContext:
     return CertifyContext(track, layered_bfs(track, "exact"), layered_bfs(track, "editor"),
-                          time_limit=30, **kw)
+                          cpsat_budget=30, **kw)
 
 
 def test_certify_agrees_on_a_small_circuit() -> None:
@@ -39,7 +40,11 @@ def test_certify_agrees_on_a_small_circuit() -> None:
     assert all(r.verdict == "agree" for r in c.results)
     assert figures["m*"].method_value == 12 and figures["optimal_count"].method_value == "3"
     j = json.loads(json.dumps(c.to_json()))
-    assert j["schema"] == SCHEMA and j["summary"]["ok"] and j["summary"]["disagree"] == 0
+    assert j["schema"] == SCHEMA and j["summary"]["ok"] and j["summary"]["figures_disagree"] == 0
+    assert j["figures"]["m_star"]["verdict"] == "agree"
+    assert j["figures"]["optimal_count"]["value"] == "3"
+    assert j["status"] in ("certified", "partial")
+    assert j["status"] == "certified" or j["unconfirmed"]
     assert j["bfs"]["exact"]["optimal_count"] == "3"
     assert {a["figure"] for a in j["arbitration"]} == {"m*", "optimal_count"}
     assert all("exact" in a["agrees_with"] for a in j["arbitration"])
@@ -119,13 +124,35 @@ def test_a_disagreeing_plugged_check_makes_the_certificate_fail() -> None:
         return [CheckResult("m*", ctx.exact.m_star, "bogus", -1, "disagree", "test", 0.0)]
 
     c = certify(RING, [bogus])
-    assert not c.ok and c.to_json()["summary"]["disagree"] == 1
+    assert not c.ok and c.status == "disagree"
+    assert c.to_json()["summary"]["figures_disagree"] == 1
+    assert c.to_json()["figures"]["m_star"]["verdict"] == "disagree"
     assert checks_cpsat.check_geometry in [c.run for c in default_checks()]
 
 
 def test_nothing_applicable_is_not_certified() -> None:
-    """`not-applicable` never counts as agreement: no check, no certificate."""
+    """`not-applicable` never counts as agreement: no check, no certificate; one figure
+    confirmed leaves the others unconfirmed, and the certificate says which."""
     none = certify(load_track("tracks/tiny_straight.toml"), checks=[])
-    assert none.ok and not none.certified
+    assert none.ok and not none.certified and none.status == "partial"
+    assert "m_star" in none.unconfirmed and "optimal_count" in none.unconfirmed
     some = certify(load_track("tracks/tiny_straight.toml"), checks=[checks_cpsat.check_m_star])
-    assert some.ok and some.certified
+    assert some.ok and not some.certified and some.status == "partial"
+    assert "m_star" not in some.unconfirmed and "optimal_count" in some.unconfirmed
+    verdicts = {f.name: f.verdict for f in some.figures}
+    assert verdicts["m_star"] == "agree" and verdicts["continuable_count"] == "not-applicable"
+
+
+def _r(verdict: str, figure: str = "m*") -> CheckResult:
+    return CheckResult(figure, 5, "test", 5, verdict, "why", 0.0)  # type: ignore[arg-type]
+
+
+def test_figure_verdicts_follow_their_checks() -> None:
+    """disagree beats agree; absent figures are not-applicable; a timeout is not agreement."""
+    assert judge_figure("m_star", 5, None, (_r("agree"), _r("disagree"))).verdict == "disagree"
+    assert judge_figure("m_star", 5, None, (_r("agree"), _r("timeout"))).verdict == "agree"
+    assert judge_figure("m_star", 5, None, (_r("timeout"),)).verdict == "timeout"
+    assert judge_figure("m_star", 5, None, (_r("not-applicable"),)).verdict == "unchecked"
+    assert judge_figure("m_star", 5, None, ()).verdict == "unchecked"
+    assert judge_figure("m_cont", None, "a stage", ()).verdict == "not-applicable"
+    assert judge_figure("m_cont", None, "a stage", (_r("disagree"),)).verdict == "disagree"
