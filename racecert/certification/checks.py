@@ -13,7 +13,7 @@ from racecert.certification.checks_cpsat import (
     check_m_star,
 )
 from racecert.certification.context import NamedCheck
-from racecert.certification.maxsat_checks import check_green_blue
+from racecert.certification.green_blue_checks import check_green_blue
 from racecert.certification.sat_checks import check_sat
 
 CHECKS: tuple[NamedCheck, ...] = (
@@ -22,5 +22,6 @@ CHECKS: tuple[NamedCheck, ...] = (
     NamedCheck("optimal count by CP-SAT enumeration", check_count),
     NamedCheck("continuity of the optimal final states by CP-SAT", check_continuity),
     NamedCheck("m* by SAT: checked DRUP lower bound, replayed upper bound", check_sat),
-    NamedCheck("green/blue by MaxSAT: extreme lengths and tie counts", check_green_blue),
+    NamedCheck("green/blue by CP-SAT optimisation: exact extreme lengths and ties",
+               check_green_blue),
 )

@@ -1,0 +1,68 @@
+"""Green and blue lengths and tie counts, confirmed by CP-SAT optimisation.
+
+The oracle's figures come from the analysis (a DP over the BFS's optimal DAG,
+exact `RadicalSum` arithmetic); the independent values from
+`racecert.independent.cpsat_lengths.extreme_length` over the move table of the
+independent geometry, with lengths as sympy expressions. The two exact lengths
+are compared by sympy (the oracle's canonical string parsed by sympy), so the
+project's own radical arithmetic is judged by a second implementation.
+"""
+
+from __future__ import annotations
+
+import time
+
+import sympy
+
+from racecert.certification.checks_cpsat import (
+    MAX_TABLE_CANDIDATES,
+    move_table,
+    race_model,
+    table_candidates,
+)
+from racecert.certification.context import CertifyContext, CheckResult
+from racecert.independent.cpsat_lengths import extreme_length
+
+METHOD = ("CP-SAT optimisation of a scaled length (|error| <= m*/2 units), then every "
+          "trajectory of the error band with exact sympy lengths")
+
+
+def check_green_blue(ctx: CertifyContext) -> list[CheckResult]:
+    """Green and blue: exact extreme length and tie count of the optimal trajectories."""
+    a = ctx.analysis
+    reps = None if a is None else a.representatives
+    labels = ("green length and ties", "blue length and ties")
+    if a is None or reps is None or not a.bfs.reachable or not a.bfs.m_star:
+        return [CheckResult(f, None, METHOD, None, "not-applicable",
+                            "the finish is unreachable: no green or blue", 0.0) for f in labels]
+    m = a.bfs.m_star
+    if table_candidates(ctx.track, m) > MAX_TABLE_CANDIDATES:
+        return [CheckResult(f, None, METHOD, None, "timeout",
+                            f"move table over {MAX_TABLE_CANDIDATES:,} candidate moves", 0.0)
+                for f in labels]
+    model = race_model(ctx.track, move_table(ctx.track, m), m, "exact")
+    out = []
+    for label, which, ext in zip(labels, ("green", "blue"), (reps.green, reps.blue),
+                                 strict=True):
+        t0 = time.perf_counter()
+        oracle_value = f"{ext.length} x{ext.ties}"
+        r = extreme_length(model, which, budget=ctx.cpsat_budget)
+        work = (f"{r.deterministic_time:.2f} deterministic time units, "
+                f"{r.band:,} trajectories in the band")
+        if r.status != "optimal":
+            verdict = "disagree" if r.status == "infeasible" else "timeout"
+            out.append(CheckResult(label, oracle_value, METHOD, None, verdict, r.reason,
+                                   time.perf_counter() - t0, work=work))
+            continue
+        same_length = sympy.sympify(str(ext.length)) - r.length == 0
+        agree = same_length and r.ties == ext.ties
+        reason = (f"exact {which} length {r.length} with {r.ties} tied "
+                  f"(representative {' '.join(f'({x},{y})' for x, y in r.representative)})")
+        if not same_length:
+            reason = f"lengths differ: oracle {ext.length}, CP-SAT {r.length}"
+        elif r.ties != ext.ties:
+            reason = f"tie counts differ: oracle {ext.ties}, CP-SAT {r.ties}"
+        out.append(CheckResult(label, oracle_value, METHOD, f"{r.length} x{r.ties}",
+                               "agree" if agree else "disagree", reason,
+                               time.perf_counter() - t0, work=work))
+    return out
