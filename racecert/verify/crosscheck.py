@@ -77,13 +77,15 @@ def crosscheck(analysis: Analysis, other: OtherResult) -> list[Comparison]:
     """
     ours = OurFigures(analysis)
     rows: list[Comparison] = []
+    geometry: Geometry | None = None
     replayed: set[str] = set()
     for path, theirs in other.figures.items():
         key, _, name = path.partition(".")
         if key in TRAJECTORY_KEYS and name in ("positions", "accelerations"):
             if key not in replayed:
                 replayed.add(key)
-                rows.extend(_replay_rows(analysis, key, other.figures, ours))
+                geometry = geometry or Geometry(analysis.track)
+                rows.extend(_replay_rows(geometry, key, other.figures, ours))
             continue
         rows.append(compare_figure(path, theirs, ours.figure(path)))
     rows.extend(Comparison(s.key, s.value, "-", UNKNOWN if s.unknown else IGNORED, s.reason)
@@ -112,7 +114,7 @@ def compare_figure(path: str, theirs: Any, ours: Any) -> Comparison:
     return Comparison(path, show(theirs), show(ours), _verdict(ok), note)
 
 
-def _replay_rows(analysis: Analysis, key: str, figures: dict[str, Any],
+def _replay_rows(geometry: Geometry, key: str, figures: dict[str, Any],
                  ours: OurFigures) -> list[Comparison]:
     """Rows for a trajectory given as positions and/or accelerations (see `crosscheck`)."""
     rows: list[Comparison] = []
@@ -120,7 +122,7 @@ def _replay_rows(analysis: Analysis, key: str, figures: dict[str, Any],
     acc = figures.get(f"{key}.accelerations")
     source = "positions"
     if acc is not None:
-        driven = drive(analysis.track.car.position, acc)
+        driven = drive(geometry.track.car.position, acc)
         if pos is None:
             pos, source = driven, "accelerations"
         else:
@@ -128,7 +130,7 @@ def _replay_rows(analysis: Analysis, key: str, figures: dict[str, Any],
             rows.append(Comparison(f"{key}.accelerations", f"{len(acc)} moves", "-",
                                    _verdict(ok), "drive from the car to the given positions"
                                    if ok else "do not drive to the given positions"))
-    ok, why = Geometry(analysis.track).replay(list(pos))
+    ok, why = geometry.replay(list(pos))
     rows.append(Comparison(f"{key}.{source}", f"{len(pos) - 1} moves", "replayed",
                            _verdict(ok), f"independent geometry: {why}"))
     if ok:  # valid moves: velocities are bounded by the grid, the length is cheap and exact

@@ -119,6 +119,15 @@ def test_a_fifo_exits_2(tmp_path: Path) -> None:
     assert code == 2 and "not a regular file" in err
 
 
+def test_sqrt_of_a_31_digit_prime_is_decided(tmp_path: Path, monkeypatch) -> None:
+    from tests.verify.test_radical_text import _no_factoring
+
+    _no_factoring(monkeypatch)  # any factoring of a number above 10^12 fails the test
+    text = '{"blue": "sqrt(1000000000000000000000000000057)"}\n'  # 50 bytes, a 31-digit prime
+    code, out, _ = run(_write(tmp_path, text))
+    assert code == 1 and "blue.length" in out
+
+
 def test_the_files_tolerance_is_not_used(tmp_path: Path) -> None:
     code, out, _ = run(_write(tmp_path, json.dumps({"tolerance": 1e308, "blue": 8.0})))
     assert code == 1

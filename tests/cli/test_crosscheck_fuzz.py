@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from racecert.model.parse import load_track
@@ -118,7 +118,6 @@ results = st.one_of(mutated_reports(), json_values.map(lambda v: json.dumps(v).e
                     byte_mutations())
 
 
-@settings(max_examples=150)
 @given(results)
 def test_no_traceback_and_a_documented_exit_status(data: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
