@@ -1,247 +1,179 @@
 """Compare another engine's results for a track with racecert's own (docs/crosscheck.md).
 
-The other engine's RESULT.json uses the key names of racecert's report
-(docs/report.md); every key is optional. `parse_result` validates it
-(`ResultError` names the key and what is wrong), `crosscheck` compares it
-with racecert's report and library record, which the caller computes (this
-module sits below racecert.analysis and never imports it), and returns one
-`Comparison` per compared figure.
+The other engine's RESULT.json is read by `racecert.certification.result_file`
+(bounded: size, nesting, integer digits, UTF-8) and checked against the schema
+of `racecert.certification.result_schema` (types and ranges). `crosscheck` compares
+every given figure with racecert's typed `Analysis` (`crosscheck_ours`), and
+returns one `Comparison` per figure, plus one per key that is not compared
+(ignored report keys, unknown keys: reported, never fatal).
 
-Trajectories of the other engine (yellow/green/blue/trai/troi/tray
-positions) are replayed move by move with the independent geometry
-(`racecert.independent.geometry`), never with the model that produced racecert's
-own numbers, and their exact length is recomputed from the positions.
+How a figure is compared follows from what the file gives:
 
->>> parse_result({"m_star": 7}).values["m_star"]
-7
+- integers, booleans, strings and exact fractions: equality;
+- exact lengths (radical-sum strings): exact equality, decided without
+  factoring (`racecert.certification.radical_text`);
+- numbers: within the checker's tolerance, never the file's —
+  `PERCENT_TOLERANCE` for figures printed with two decimals
+  (`TWO_DECIMALS`), `FLOAT_TOLERANCE` for every other number;
+- a figure racecert does not have (m* of an unreachable track, ...): a
+  disagreement, with racecert's reason.
+
+Trajectories given as positions (or accelerations) are replayed move by move
+with the independent geometry (`racecert.independent.geometry`), never with the
+model that produced racecert's own numbers; their move count and exact length
+are recomputed from the positions and compared.
+
+This module reads `racecert.analysis` objects, so it sits above the analysis
+(with the certificate), not beside the independent checkers it uses.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
+from racecert.analysis.pipeline import Analysis
+from racecert.certification.crosscheck_ours import TRAJECTORY_KEYS, Absent, OurFigures
+from racecert.certification.radical_text import RadicalText
+from racecert.certification.result_file import ResultError
+from racecert.certification.result_schema import OtherResult, parse_result, shown
 from racecert.independent.geometry import Geometry
 from racecert.model.radicals import RadicalSum, length_of_moves
-from racecert.model.track import Track
 
-COUNT_KEYS = ("optimal_count", "continuable_count")
-TRAJ_KEYS = ("yellow", "green", "blue", "trai", "troi", "tray")
-TRAJ_FIELDS = {"moves", "length", "length_exact", "ties", "positions"}
-TRAJ_IGNORED = {"accelerations", "selection", "certified_minimum", "states_settled"}
-TOP_KEYS = {"m_star", *COUNT_KEYS, "continuable_percent", "score", "tolerance", *TRAJ_KEYS}
-IGNORED_KEYS = {"track", "sha256", "path", "mode", "reachable", "final_states",
-                "states_explored", "seconds", "timings", "kind", "kind_declared",
-                "kind_matches_declared", "aptitude", "continuable_count_editor",
-                "continuable_fraction_exact", "m_cont", "bound", "coverage",
-                "representatives_moves", "continuity_applicable", "slots"}
-"""Keys of racecert's own report (docs/report.md) that are accepted but not compared, so that
-`racecert analyze --json` output can be cross-checked as it is."""
-PERCENT_TOLERANCE = 0.005  # percentages are printed with 2 decimals
+__all__ = ["Comparison", "OtherResult", "ResultError", "crosscheck", "parse_result"]
 
+FLOAT_TOLERANCE = 1e-6
+"""Absolute tolerance for numbers (float lengths, fractions given as floats)."""
+PERCENT_TOLERANCE = 0.005
+"""Absolute tolerance for the figures printed with two decimals."""
+TWO_DECIMALS = frozenset({"continuable_percent", "continuable_percent_editor", "score.total"})
 
-class ResultError(ValueError):
-    """The RESULT.json is malformed; the message names the key and the problem."""
-
-
-@dataclass(frozen=True)
-class OtherResult:
-    """A validated RESULT.json: plain values and trajectory objects, plus the tolerance."""
-
-    values: dict[str, Any]
-    tolerance: float
+AGREE, DISAGREE, IGNORED, UNKNOWN = "agree", "disagree", "ignored", "unknown"
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """One compared figure: the other engine's value, racecert's, and the verdict."""
+    """One row: the figure (dotted path), the other engine's value, racecert's, the verdict.
+
+    `verdict` is "agree" or "disagree" for a compared figure, "ignored" for a
+    known key that is not a figure, "unknown" for a key the schema lacks.
+    """
 
     figure: str
     theirs: str
     ours: str
-    verdict: str  # "agree" | "disagree" | "not-comparable"
+    verdict: str
     note: str = ""
 
 
-def _count(key: str, v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, str)):
-        raise ResultError(f"{key}: expected an integer or a decimal string, got {v!r}")
-    if isinstance(v, str):
-        if not v.strip().isdigit():
-            raise ResultError(f"{key}: {v!r} is not a decimal integer")
-        return int(v)
-    if v < 0:
-        raise ResultError(f"{key}: negative count {v}")
-    return v
+def crosscheck(analysis: Analysis, other: OtherResult) -> list[Comparison]:
+    """Compare every figure of `other` with racecert's `analysis` of the same track.
 
-
-def _number(key: str, v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ResultError(f"{key}: expected a number, got {v!r}")
-    return float(v)
-
-
-def _length(key: str, v: Any) -> RadicalSum | float:
-    """An exact radical string ("3*sqrt(2) + 7") or a float."""
-    if isinstance(v, str):
-        try:
-            return RadicalSum.parse(v)
-        except ValueError as exc:
-            raise ResultError(f"{key}: not an exact radical sum: {exc}") from exc
-    return _number(key, v)
-
-
-def _positions(key: str, v: Any) -> list[tuple[int, int]]:
-    if not isinstance(v, list) or len(v) < 2:
-        raise ResultError(f"{key}: expected a list of at least two [x, y] positions")
-    out = []
-    for i, p in enumerate(v):
-        if (not isinstance(p, list) or len(p) != 2
-                or not all(isinstance(c, int) and not isinstance(c, bool) for c in p)):
-            raise ResultError(f"{key}[{i}]: expected [x, y] integers, got {p!r}")
-        out.append((p[0], p[1]))
-    return out
-
-
-def _trajectory(key: str, v: Any) -> dict[str, Any]:
-    if isinstance(v, (str, int, float)) and not isinstance(v, bool):
-        return {"length": _length(key, v)}
-    if not isinstance(v, dict):
-        raise ResultError(f"{key}: expected an object, a length string or a number")
-    unknown = set(v) - TRAJ_FIELDS - TRAJ_IGNORED
-    if unknown:
-        raise ResultError(f"{key}: unknown field(s) {sorted(unknown)}; allowed: "
-                          f"{sorted(TRAJ_FIELDS)}")
-    out: dict[str, Any] = {}
-    if "moves" in v:
-        out["moves"] = _count(f"{key}.moves", v["moves"])
-    if "length_exact" in v:
-        out["length"] = _length(f"{key}.length_exact", v["length_exact"])
-    elif "length" in v:
-        out["length"] = _length(f"{key}.length", v["length"])
-    if "ties" in v:
-        out["ties"] = _count(f"{key}.ties", v["ties"])
-    if "positions" in v:
-        out["positions"] = _positions(f"{key}.positions", v["positions"])
-    return out
-
-
-def parse_result(data: Any) -> OtherResult:
-    """Validate a decoded RESULT.json (see docs/crosscheck.md); ResultError when malformed."""
-    if not isinstance(data, dict):
-        raise ResultError("the top level must be a JSON object")
-    unknown = set(data) - TOP_KEYS - IGNORED_KEYS
-    if unknown:
-        raise ResultError(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(TOP_KEYS)}")
-    values: dict[str, Any] = {}
-    if "m_star" in data:
-        values["m_star"] = None if data["m_star"] is None else _count("m_star", data["m_star"])
-    for k in COUNT_KEYS:  # null = not given (e.g. continuity on a stage)
-        if data.get(k) is not None:
-            values[k] = _count(k, data[k])
-    if data.get("continuable_percent") is not None:
-        values["continuable_percent"] = _number("continuable_percent",
-                                                data["continuable_percent"])
-    if data.get("score") is not None:
-        s = data["score"]
-        values["score"] = _number("score.total", s.get("total") if isinstance(s, dict) else s)
-    for k in TRAJ_KEYS:
-        if k in data and data[k] is not None:
-            values[k] = _trajectory(k, data[k])
-    tol = _number("tolerance", data.get("tolerance", 1e-6))
-    if tol < 0:
-        raise ResultError("tolerance: must be >= 0")
-    return OtherResult(values, tol)
-
-
-# -- comparison ------------------------------------------------------------------------
-
-
-def _cmp_length(figure: str, theirs: RadicalSum | float, ours_exact: str | None, tol: float
-                ) -> Comparison:
-    if ours_exact is None:
-        return Comparison(figure, str(theirs), "-", "not-comparable", "racecert has no value")
-    ours = RadicalSum.parse(ours_exact)
-    if isinstance(theirs, RadicalSum):
-        ok = theirs == ours
-        return Comparison(figure, str(theirs), str(ours), "agree" if ok else "disagree",
-                          "exact")
-    diff = abs(theirs - ours.to_float())
-    ok = diff <= tol
-    return Comparison(figure, repr(theirs), f"{ours} = {ours.to_float():.9f}",
-                      "agree" if ok else "disagree", f"|diff| = {diff:.3g}, tolerance {tol:g}")
-
-
-def _plain(figure: str, theirs: Any, ours: Any) -> Comparison:
-    if ours is None:
-        return Comparison(figure, str(theirs), "-", "not-comparable", "racecert has no value")
-    ok = theirs == ours
-    return Comparison(figure, str(theirs), str(ours), "agree" if ok else "disagree")
-
-
-def _ours_traj(report: dict[str, Any], library: dict[str, Any], key: str) -> dict | None:
-    source = library if key in ("trai", "troi", "tray") else report
-    return source.get(key)
-
-
-def crosscheck(track: Track, other: OtherResult, report: dict[str, Any],
-               library: dict[str, Any]) -> list[Comparison]:
-    """Compare `other` with racecert's `report` (Analysis.to_json()) and `library` record.
-
-    A trajectory given with positions is first replayed with the independent
-    geometry: a position list that is not a valid trajectory arriving at its
-    last move is a disagreement, whatever the figures say.
+    A trajectory given with positions (or accelerations) is first replayed
+    with the independent geometry: positions that are not a valid trajectory
+    first arriving at its last move disagree, whatever the figures say.
     """
-    v, tol = other.values, other.tolerance
-    out: list[Comparison] = []
-    if "m_star" in v:
-        out.append(_plain("m_star", v["m_star"], report.get("m_star")))
-    for k in COUNT_KEYS:
-        if k in v:
-            ours = report.get(k)
-            out.append(_plain(k, v[k], None if ours is None else int(ours)))
-    if "continuable_percent" in v:
-        ours = report.get("continuable_percent")
-        if ours is None:
-            out.append(Comparison("continuable_percent", str(v["continuable_percent"]), "-",
-                                  "not-comparable", "racecert has no value"))
-        else:
-            t = max(tol, PERCENT_TOLERANCE)
-            diff = abs(v["continuable_percent"] - ours)
-            out.append(Comparison("continuable_percent", str(v["continuable_percent"]),
-                                  f"{ours:.6f}", "agree" if diff <= t else "disagree",
-                                  f"|diff| = {diff:.3g}, tolerance {t:g}"))
-    if "score" in v:
-        score = report.get("score") or {}
-        ours = score.get("total")
-        if ours is None:
-            out.append(Comparison("score", str(v["score"]), "-", "not-comparable",
-                                  "racecert has no score"))
-        else:
-            diff = abs(v["score"] - ours)
-            out.append(Comparison("score", str(v["score"]), str(ours),
-                                  "agree" if diff <= PERCENT_TOLERANCE else "disagree",
-                                  "scores are rounded to 2 decimals"))
-    geometry = Geometry(track)
-    for k in TRAJ_KEYS:
-        if k not in v:
+    ours = OurFigures(analysis)
+    rows: list[Comparison] = []
+    geometry: Geometry | None = None
+    replayed: set[str] = set()
+    for path, theirs in other.figures.items():
+        key, _, name = path.partition(".")
+        if key in TRAJECTORY_KEYS and name in ("positions", "accelerations"):
+            if key not in replayed:
+                replayed.add(key)
+                geometry = geometry or Geometry(analysis.track)
+                rows.extend(_replay_rows(geometry, key, other.figures, ours))
             continue
-        t = v[k]
-        ours = _ours_traj(report, library, k) or {}
-        if "positions" in t:
-            pos = t["positions"]
-            ok, why = geometry.replay(pos)
-            out.append(Comparison(f"{k}.positions", f"{len(pos) - 1} moves", "replayed",
-                                  "agree" if ok else "disagree", why))
-            exact = length_of_moves((b[0] - a[0], b[1] - a[1]) for a, b in pairwise(pos))
-            out.append(_cmp_length(f"{k}.length (from positions)", exact,
-                                   ours.get("length_exact"), tol))
-        if "moves" in t:
-            out.append(_plain(f"{k}.moves", t["moves"], ours.get("moves")))
-        if "length" in t:
-            out.append(_cmp_length(f"{k}.length", t["length"], ours.get("length_exact"), tol))
-        if "ties" in t:
-            ties = ours.get("ties")
-            out.append(_plain(f"{k}.ties", t["ties"], None if ties is None else int(ties)))
-    return out
+        rows.append(compare_figure(path, theirs, ours.figure(path)))
+    rows.extend(Comparison(s.key, s.value, "-", UNKNOWN if s.unknown else IGNORED, s.reason)
+                for s in other.skipped)
+    return rows
+
+
+def compare_figure(path: str, theirs: Any, ours: Any) -> Comparison:
+    """One figure: exact equality, exact radical equality, or a float within tolerance."""
+    if isinstance(ours, Absent):
+        return Comparison(path, show(theirs), "-", DISAGREE,
+                          f"racecert has no such figure: {ours.why}")
+    if isinstance(theirs, float):
+        tol = PERCENT_TOLERANCE if path in TWO_DECIMALS else FLOAT_TOLERANCE
+        diff = abs(theirs - _as_float(ours))
+        exact = "" if isinstance(ours, float) or len(show(ours)) > 24 else f"{show(ours)} = "
+        return Comparison(path, repr(theirs), f"{exact}{_as_float(ours)!r}",
+                          _verdict(diff <= tol), f"|diff| = {diff:.3g}, tolerance {tol:g}")
+    if isinstance(theirs, RadicalText):
+        return Comparison(path, show(theirs), show(ours), _verdict(theirs.equals(ours)),
+                          "exact")
+    ok = isinstance(theirs, bool) == isinstance(ours, bool) and theirs == ours
+    note = ""
+    if path == "mode" and not ok:
+        note = f"computed with the {theirs} key: run with --mode {theirs}"
+    return Comparison(path, show(theirs), show(ours), _verdict(ok), note)
+
+
+def _replay_rows(geometry: Geometry, key: str, figures: dict[str, Any],
+                 ours: OurFigures) -> list[Comparison]:
+    """Rows for a trajectory given as positions and/or accelerations (see `crosscheck`)."""
+    rows: list[Comparison] = []
+    pos = figures.get(f"{key}.positions")
+    acc = figures.get(f"{key}.accelerations")
+    source = "positions"
+    if acc is not None:
+        driven = drive(geometry.track.car.position, acc)
+        if pos is None:
+            pos, source = driven, "accelerations"
+        else:
+            ok = driven == pos
+            rows.append(Comparison(f"{key}.accelerations", f"{len(acc)} moves", "-",
+                                   _verdict(ok), "drive from the car to the given positions"
+                                   if ok else "do not drive to the given positions"))
+    ok, why = geometry.replay(list(pos))
+    rows.append(Comparison(f"{key}.{source}", f"{len(pos) - 1} moves", "replayed",
+                           _verdict(ok), f"independent geometry: {why}"))
+    if ok:  # valid moves: velocities are bounded by the grid, the length is cheap and exact
+        length = length_of_moves((b[0] - a[0], b[1] - a[1]) for a, b in pairwise(pos))
+        rows.append(compare_figure(f"{key}.moves (from {source})", len(pos) - 1,
+                                   ours.figure(f"{key}.moves")))
+        rows.append(compare_figure(f"{key}.length (from {source})", length,
+                                   ours.figure(f"{key}.length_exact")))
+    return rows
+
+
+def drive(start: tuple[int, int], accelerations: tuple[tuple[int, int], ...]
+          ) -> tuple[tuple[int, int], ...]:
+    """The positions reached from `start` at rest by applying `accelerations`.
+
+    >>> drive((1, 1), ((1, 0), (1, 0)))
+    ((1, 1), (2, 1), (4, 1))
+    """
+    (x, y), vx, vy = start, 0, 0
+    out = [(x, y)]
+    for ax, ay in accelerations:
+        vx, vy = vx + ax, vy + ay
+        x, y = x + vx, y + vy
+        out.append((x, y))
+    return tuple(out)
+
+
+def _as_float(value: Any) -> float:
+    if isinstance(value, RadicalSum):
+        return value.to_float()
+    return float(value)
+
+
+def _verdict(ok: bool) -> str:
+    return AGREE if ok else DISAGREE
+
+
+def show(value: Any) -> str:
+    """A figure as text: true/false, p/q, radical sums, numbers, escaped strings."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (int, Fraction, RadicalSum, RadicalText)):
+        return str(value)
+    return shown(str(value), 80)

@@ -1,8 +1,9 @@
 """`racecert crosscheck TRACK RESULT.json`: another engine's figures next to racecert's.
 
 Exit status: 0 when everything compared agrees, 1 on any disagreement, 2 on
-bad input (a malformed track or RESULT.json: the message names the file and
-what is wrong). The RESULT.json schema is in docs/crosscheck.md.
+bad input (a malformed track or RESULT.json: one line naming the file, the key
+or position, and what is wrong). Unknown keys are reported, not fatal. The
+RESULT.json schema is in docs/crosscheck.md.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict
 
 from racecert.analysis import analyze
-from racecert.analysis.library import library_entry
-from racecert.certification.crosscheck import Comparison, ResultError, crosscheck, parse_result
+from racecert.certification.crosscheck import Comparison, crosscheck
+from racecert.certification.result_file import ResultError, read_result_file
+from racecert.certification.result_schema import parse_result
 from racecert.cli.common import progress_bar
 from racecert.model.parse import load_track
 
@@ -45,19 +48,21 @@ def _cut(s: str, width: int = 40) -> str:
     return s if len(s) <= width else s[: width - 3] + "..."
 
 
+def summary(rows: list[Comparison]) -> str:
+    """"N compared, M disagreement(s)", plus the unknown and ignored keys if any."""
+    n = {v: sum(r.verdict == v for r in rows) for v in ("agree", "disagree", "unknown", "ignored")}
+    out = f"{n['agree'] + n['disagree']} compared, {n['disagree']} disagreement(s)"
+    if n["unknown"]:
+        out += f", {n['unknown']} unknown key(s) not compared"
+    if n["ignored"]:
+        out += f", {n['ignored']} key(s) ignored (not figures)"
+    return out
+
+
 def cmd_crosscheck(args: argparse.Namespace) -> int:
     track = load_track(args.track)
     try:
-        with open(args.result, encoding="utf-8") as fh:
-            data = json.load(fh)
-        other = parse_result(data)
-    except OSError as exc:
-        print(f"error: {args.result}: cannot read: {exc.strerror}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except json.JSONDecodeError as exc:
-        print(f"error: {args.result}: malformed JSON at line {exc.lineno} column {exc.colno}: "
-              f"{exc.msg}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        other = parse_result(read_result_file(args.result))
     except ResultError as exc:
         print(f"error: {args.result}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -66,11 +71,10 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         analysis = analyze(track, args.mode, progress=update)
     finally:
         bar.close()
-    rows = crosscheck(track, other, analysis.to_json(), library_entry(analysis))
+    rows = crosscheck(analysis, other)
     if args.json:
-        print(json.dumps([r.__dict__ for r in rows], indent=2))
+        print(json.dumps([asdict(r) for r in rows], indent=2))
     else:
         print(format_comparisons(rows) if rows else "nothing to compare: RESULT.json is empty")
-        bad = sum(r.verdict == "disagree" for r in rows)
-        print(f"{len(rows)} compared, {bad} disagreement(s)")
+        print(summary(rows))
     return EXIT_DISAGREE if any(r.verdict == "disagree" for r in rows) else 0

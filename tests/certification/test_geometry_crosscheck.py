@@ -113,7 +113,7 @@ def random_track(seed: int) -> Track:
         return (f, span) if ln.axis == "x" else (span, f)
 
     start = line()
-    while True:  # SPEC §3: S and F must not intersect (a tie in t would be undefined)
+    while True:  # : S and F must not intersect (a tie in t would be undefined)
         finish = line()
         (ax, ay), (bx, by) = box(start), box(finish)
         if not (ax[0] <= bx[1] and bx[0] <= ax[1] and ay[0] <= by[1] and by[0] <= ay[1]):
