@@ -34,6 +34,8 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
+from racecert.solvers.interrupt import cpsat_solve
+
 ArrivalMode = Literal["exact", "within"]
 Status = Literal["feasible", "infeasible", "unknown"]
 
@@ -170,7 +172,7 @@ def solve(m: RaceModel, *, time_limit: float | None = None, workers: int = 2) ->
     md, v = build(m)
     t1 = time.perf_counter()
     solver = _solver(time_limit, workers)
-    st = solver.Solve(md)
+    st = cpsat_solve(solver, md)
     t2 = time.perf_counter()
     name = solver.StatusName(st)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -223,7 +225,7 @@ def count_solutions(m: RaceModel, *, limit: int = 20_000, time_limit: float | No
     solver = _solver(time_limit, 1)
     solver.parameters.enumerate_all_solutions = True
     cb = _Counter(limit)
-    st = solver.Solve(md, cb)
+    st = cpsat_solve(solver, md, cb)
     secs = time.perf_counter() - t0
     if cb.over:
         return CountResult(None, False, secs, f"more than {limit:,} solutions")

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from racecert.model.track import Track
+from racecert.solvers.interrupt import pysat_interrupts
 from racecert.solvers.sat import State, Successors, build_reach_cnf
 
 SCALE = 10_000
@@ -109,7 +110,7 @@ def extreme_trajectories(track: Track, successors: Successors, s0: State, m_star
     candidates: list[tuple[Any, Positions]] = []
     first_cost: int | None = None
     complete = True
-    with RC2(wcnf) as rc2:
+    with RC2(wcnf) as rc2, pysat_interrupts():
         while True:
             model = rc2.compute()
             if model is None:
