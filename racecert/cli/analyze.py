@@ -121,9 +121,9 @@ def run_analysis(track: Track, mode: str) -> Analysis:
     bar, update = progress_bar("BFS")
 
     def step(name: str) -> None:
+        steps.set_postfix_str(name, refresh=False)
         if steps.n < len(STEPS):
             steps.update(1)
-        steps.set_postfix_str(name, refresh=False)
 
     try:
         return analyze(track, mode, progress=update, step=step)

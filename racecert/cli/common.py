@@ -12,8 +12,8 @@ def progress_bar(desc: str) -> tuple[Progress, Callable[[int, int, int], None]]:
     bar = progress(desc, " layer")
 
     def update(depth: int, frontier: int, total: int) -> None:
-        bar.update(1)
         bar.set_postfix(depth=depth, frontier=frontier, states=total, refresh=False)
+        bar.update(1)
 
     return bar, update
 
