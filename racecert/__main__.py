@@ -2,7 +2,10 @@
 
 import sys
 
-from racecert.cli import main
-
 if __name__ == "__main__":
+    try:
+        from racecert.cli import main
+    except KeyboardInterrupt:  # Ctrl-C while the modules load: the same one line as later
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
     sys.exit(main())
