@@ -18,7 +18,7 @@ install: $(STAMP)
 
 run: $(STAMP)
 	mkdir -p $(REPORT)
-	$(BIN)/racecert analyze $(DEFAULT_TRACK) --json-out $(REPORT)/analysis.json --svg $(REPORT)/track.svg
+	$(BIN)/racecert analyze $(DEFAULT_TRACK) -o $(REPORT)/analysis.json -o $(REPORT)/track.svg
 	@echo "report written to $(REPORT)/"
 
 test: $(STAMP)

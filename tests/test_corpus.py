@@ -236,11 +236,11 @@ def test_table_is_what_the_generator_writes() -> None:
 
 @pytest.mark.parametrize("name", TRACK_FILES)
 def test_docs_image_is_the_current_picture(name: str) -> None:
-    """docs/img/NAME.svg exists and is what `racecert analyze T --svg` draws now."""
+    """docs/img/NAME.svg exists and is what `racecert analyze T -o NAME.svg` draws now."""
     svg = IMAGES / name.replace(".toml", ".svg")
-    assert svg.exists(), f"run: racecert analyze tracks/{name} --svg {svg}"
+    assert svg.exists(), f"run: racecert analyze tracks/{name} -o {svg}"
     assert svg.read_text(encoding="utf-8") == render_svg(full_analysis(name, "exact")), (
-        f"stale picture: racecert analyze tracks/{name} --svg docs/img/{svg.name}")
+        f"stale picture: racecert analyze tracks/{name} -o docs/img/{svg.name}")
 
 
 # -- the corpus the project promises ---------------------------------------------------------

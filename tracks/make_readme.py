@@ -234,7 +234,7 @@ def build_rows(paths: Iterable[Path]) -> list[TrackRow]:
     """Analyse every track (progress on stderr for long runs)."""
     paths = list(paths)
     return [analyse_row(p) for p in tqdm(paths, desc="tracks", delay=2, file=sys.stderr,
-                                                      leave=False)]
+                                         leave=False, disable=None)]  # None: terminal only
 
 
 def render_table(rows: list[TrackRow], columns: list[Column] = COLUMNS) -> str:

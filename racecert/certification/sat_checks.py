@@ -29,7 +29,6 @@ replayed by the independent geometry as well (the encoding admits real trajector
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -149,7 +148,7 @@ class SatCertificate:
 
 
 def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k: int,
-                 closure: set, proof_path: Path, solver: str
+                 closure: set, proof_path: Path | None, solver: str
                  ) -> tuple[CheckResult, dict]:
     """UNSAT of 'arrive within m*-1 moves', with a checked proof."""
     t0 = time.perf_counter()
@@ -178,7 +177,7 @@ def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k
     value = f"> {m_star - 1}" if drup.verified else "unproven"
     return CheckResult(LOWER_CUT, m_star, f"SAT ({solver}) + DRUP check",
                        value, verdict, why, time.perf_counter() - t0,
-                       (("proof", str(proof_path)),
+                       (("proof", str(proof_path) if proof_path else "(not written)"),
                         ("proof check", "verified" if drup.verified else "rejected"))), stats
 
 
@@ -217,9 +216,7 @@ def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None
     x0, y0 = track.car.position
     s0: State = (x0, y0, 0, 0, track.car.layer, 0)
     closure = untimed_closure(successors, s0, k)
-    directory = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="sat-"))
-    directory.mkdir(parents=True, exist_ok=True)
-    proof_path = directory / f"{_slug(track.name)}-T{m_star - 1}.drup"
+    proof_path = _proof_path(out_dir, f"{_slug(track.name)}-T{m_star - 1}.drup")
     lower, st = _lower_bound(track, successors, s0, m_star, k, closure, proof_path, solver)
     upper, sat_s = _upper_bound(track, successors, s0, m_star, k, closure, solver)
     return SatCertificate(m_star, lower, upper, len(table), table_s, len(closure), st["vars"],
@@ -337,9 +334,7 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
         raise ValueError("m* must be at least 2 for a lower bound at m*-1")
     if table is None:
         table = move_table(track, m_star)
-    directory = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="sat-"))
-    directory.mkdir(parents=True, exist_ok=True)
-    proof_path = directory / f"{_slug(track.name)}-onehot-T{m_star - 1}.drup"
+    proof_path = _proof_path(out_dir, f"{_slug(track.name)}-onehot-T{m_star - 1}.drup")
     t0 = time.perf_counter()
     tried: list[tuple[OneHotCnf, OneHotSolve, float]] = []
     for backward, cells in ONEHOT_DOMAINS:
@@ -352,14 +347,26 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
             break
     else:  # every domain is refuted by unit propagation alone: report the strongest
         cnf, res, build_s = tried[0]
-    proof_path.write_text("".join(line + "\n" for line in res.proof_lines))
-    res = replace(res, proof_path=None if res.satisfiable else str(proof_path))
+    if proof_path is not None and not res.satisfiable:
+        proof_path.write_text("".join(line + "\n" for line in res.proof_lines))
+    res = replace(res, proof_path=None if res.satisfiable or proof_path is None
+                  else str(proof_path))
     lower, drup = judge_onehot_lower(cnf, res, m_star, track, t0)
     upper, sat_s = _onehot_upper(track, table.rows, m_star, solver)
     return OneHotCertificate(m_star, lower, upper, cnf.backward, cnf.cells, cnf.nvars,
                              len(cnf.clauses), build_s, res.seconds, len(res.proof_lines),
                              res.proof_bytes, drup.lemmas_checked if drup else 0,
                              drup.seconds if drup else 0.0, sat_s, drup)
+
+
+def _proof_path(out_dir: str | Path | None, name: str) -> Path | None:
+    """Where a proof is written: in `out_dir`, or nowhere when none is given (the checker
+    reads the proof from memory, so no temp folder is left behind on any exit path)."""
+    if out_dir is None:
+        return None
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / name
 
 
 def _slug(name: str) -> str:

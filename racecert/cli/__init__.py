@@ -1,30 +1,44 @@
-"""The command line: `racecert validate | analyze | ...`.
+"""The command line: `racecert validate | analyze | ...` (also `python -m racecert`).
 
 Each subcommand lives in its own module with a `register(subparsers)`
-function listed in `SUBCOMMANDS`. Bad input ends with one line on stderr
-naming the file, the place and the problem, and exit status 2; never a
-traceback.
+function listed in `SUBCOMMANDS`. Conventions (README, "Exit status"):
+bad input or an output path that cannot be written ends with one line on
+stderr and exit status 2, checked before any work where it can be; output
+files are written atomically (`racecert.cli.output`); progress appears on
+stderr only as a terminal bar or plain lines (`racecert.cli.progress`); Ctrl-C
+ends with one line and exit status 130; never a traceback.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 from racecert.cli import analyze, certify, crosscheck, explore, library, validate
+from racecert.cli.arguments import Parser, print_error
+from racecert.cli.output import OutputError
 from racecert.model.errors import TrackError
 
-EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 # One entry per subcommand module (each has `register(subparsers)`).
 SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def racecert_version() -> str:
+    """The installed distribution's version ("unknown" when run from a bare source tree)."""
+    try:
+        return version("racecert")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def build_parser() -> Parser:
     """The argument parser with every registered subcommand."""
-    p = argparse.ArgumentParser(prog="racecert", description=(
+    p = Parser(prog="racecert", description=(
         "Compute and certify the optimal trajectories of vector-race tracks."))
+    p.add_argument("--version", action="version", version=f"racecert {racecert_version()}")
     sub = p.add_subparsers(dest="command", required=True)
     for module in SUBCOMMANDS:
         module.register(sub)
@@ -33,16 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `racecert` command."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return int(args.func(args))
-    except TrackError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (TrackError, OutputError) as exc:
+        return print_error(exc)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `racecert analyze T | head`
         return 0
 

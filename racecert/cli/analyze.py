@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
-
-from tqdm import tqdm
 
 from racecert.analysis import Analysis, analyze
 from racecert.analysis.slots import SlotAnalysis, analyze_slots
 from racecert.analysis.svg import render_svg
 from racecert.cli.common import format_table, progress_bar
+from racecert.cli.output import OutputError, check_output_file, write_text_atomic
+from racecert.cli.progress import progress
 from racecert.model.parse import load_track
 from racecert.model.track import Track
 
@@ -27,9 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--mode", choices=("editor", "exact"), default="exact",
                    help="state key: 'exact' includes the opening phase (default), "
                         "'editor' leaves it out as the editor does")
-    a.add_argument("--json", action="store_true", help="print the JSON report")
-    a.add_argument("--json-out", metavar="FILE", help="also write the JSON report to FILE")
-    a.add_argument("--svg", metavar="FILE", help="also draw the track and trajectories to FILE")
+    a.add_argument("--json", action="store_true", help="print the JSON report on stdout")
+    a.add_argument("-o", "--out", metavar="PATH", action="append", default=[],
+                   help="also write PATH, chosen by its suffix: .json the JSON report, "
+                        ".svg the picture of the track and trajectories (repeatable)")
     a.add_argument("--all-slots", action="store_true",
                    help="also analyse from every grid slot of [car].slots (same direction "
                         "and layer): a row per slot, JSON key 'slots'")
@@ -116,15 +116,14 @@ def slots_report(slots: tuple[SlotAnalysis, ...]) -> str:
 
 
 def run_analysis(track: Track, mode: str) -> Analysis:
-    """`analyze` with progress displays on stderr (only for runs longer than ~2 s)."""
-    steps = tqdm(total=len(STEPS), desc=f"analyze {track.name}", unit=" step", delay=2.0,
-                 file=sys.stderr, leave=False)
+    """`analyze` with progress on stderr (only for runs longer than ~2 s; see progress.py)."""
+    steps = progress(f"analyze {track.name}", " step", total=len(STEPS))
     bar, update = progress_bar("BFS")
 
     def step(name: str) -> None:
+        steps.set_postfix_str(name, refresh=False)
         if steps.n < len(STEPS):
             steps.update(1)
-        steps.set_postfix_str(name, refresh=False)
 
     try:
         return analyze(track, mode, progress=update, step=step)
@@ -133,7 +132,27 @@ def run_analysis(track: Track, mode: str) -> Analysis:
         steps.close()
 
 
+OUTPUT_KINDS = {".json": "the JSON report", ".svg": "the picture"}
+
+
+def output_paths(values: list[str]) -> list[tuple[Path, str]]:
+    """(path, suffix) of each -o/--out, checked before any work (one-line OutputError)."""
+    out: list[tuple[Path, str]] = []
+    for value in values:
+        path = check_output_file(value)
+        suffix = path.suffix.lower()
+        if suffix not in OUTPUT_KINDS:
+            kinds = ", ".join(f"{k} for {v}" for k, v in OUTPUT_KINDS.items())
+            raise OutputError(f"-o/--out {' '.join(value.split())}: unknown suffix "
+                              f"{suffix or '(none)'!r}; use {kinds}")
+        if any(path.resolve() == p.resolve() for p, _ in out):
+            raise OutputError(f"-o/--out {' '.join(value.split())}: given twice")
+        out.append((path, suffix))
+    return out
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
+    outputs = output_paths(args.out)
     track = load_track(args.track)
     result = run_analysis(track, args.mode)
     data = result.to_json()
@@ -141,10 +160,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.all_slots:
         slots = analyze_slots(track, args.mode, configured=result, run=run_analysis)
         data["slots"] = [s.to_json() for s in slots]
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps(data, indent=2) + "\n")
-    if args.svg:
-        Path(args.svg).write_text(render_svg(result))
+    for path, suffix in outputs:
+        text = json.dumps(data, indent=2) + "\n" if suffix == ".json" else render_svg(result)
+        write_text_atomic(path, text)
     if args.json:
         print(json.dumps(data, indent=2))
     else:

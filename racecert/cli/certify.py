@@ -1,23 +1,35 @@
 """`racecert certify TRACK`: every applicable cross-check, written as a certificate.
 
-Exit status: 0 certified (every figure confirmed), 1 some check disagrees, 2 bad input,
-3 partial (nothing disagrees, some figure unconfirmed).
+Exit status: 0 certified (every figure confirmed by an independent check), 1 some
+check disagrees, 2 bad input (or an output that cannot be written), 3 partial (nothing
+disagrees, some figure unconfirmed: the headline names it), 130 on Ctrl-C.
+
+With -o/--out FILE the certificate is written atomically to FILE and the DRUP
+proofs next to it: the checks write them into a hidden staging folder in FILE's
+folder, from where each is renamed into place once the certificate is complete;
+the staging folder is removed on every exit path (an error, Ctrl-C). Without
+--out no proof is written at all (the checker reads it from memory).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-from tqdm import tqdm
-
 from racecert.certification.certificate import Certificate, certify
+from racecert.cli.arguments import integer, seconds
 from racecert.cli.common import format_table
+from racecert.cli.output import check_output_file, publish, staging_folder, write_text_atomic
+from racecert.cli.progress import progress
 from racecert.model.parse import load_track
+from racecert.model.track import Track
 
 EXIT_STATUS = {"certified": 0, "disagree": 1, "partial": 3}
+MAX_CPSAT_BUDGET = 1_000_000.0
+"""Largest --cpsat-budget in deterministic time units; larger values are a typo."""
+MAX_COUNT_LIMIT = 100_000_000
+"""Largest --count-limit: CP-SAT enumerates one solution at a time in Python callbacks."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,12 +37,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("certify", help="cross-check every figure with independent methods")
     c.add_argument("track")
     c.add_argument("--json", action="store_true", help="print the certificate as JSON")
-    c.add_argument("--out", metavar="FILE", help="write the JSON certificate to FILE")
-    c.add_argument("--cpsat-budget", metavar="UNITS", type=float, default=60.0,
-                   help="CP-SAT deterministic time per solve (default 60; the same verdicts "
-                        "on any machine, unlike wall seconds)")
-    c.add_argument("--count-limit", metavar="N", type=int, default=20_000,
-                   help="largest optimal count enumerated by CP-SAT (default 20000)")
+    c.add_argument("-o", "--out", metavar="FILE",
+                   help="write the JSON certificate to FILE and the DRUP proofs next to it")
+    c.add_argument("--cpsat-budget", metavar="UNITS", default=60.0,
+                   type=seconds(0.0, MAX_CPSAT_BUDGET, "deterministic time units"),
+                   help="CP-SAT deterministic time per solve, > 0 and at most "
+                        f"{MAX_CPSAT_BUDGET:g} (default 60): the same verdicts on any "
+                        "machine, unlike wall seconds")
+    c.add_argument("--count-limit", metavar="N", default=20_000,
+                   type=integer(0, MAX_COUNT_LIMIT, "a count"),
+                   help=f"largest optimal count enumerated by CP-SAT, 0 to "
+                        f"{MAX_COUNT_LIMIT:,} (default 20000)")
     c.set_defaults(func=cmd_certify)
 
 
@@ -77,23 +94,54 @@ def _headline(c: Certificate) -> str:
     return f"PARTIAL: not confirmed: {', '.join(c.unconfirmed)} (nothing disagrees)"
 
 
-def cmd_certify(args: argparse.Namespace) -> int:
-    track = load_track(args.track)
-    bar = tqdm(desc="certify", unit=" step", delay=2.0, file=sys.stderr, leave=False)
+def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None) -> Certificate:
+    """`certify` with progress on stderr (only for runs longer than ~2 s; see progress.py)."""
+    bar = progress("certify", " step")
 
     def step(name: str) -> None:
-        bar.update(1)
         bar.set_description(f"certify: {name}")
+        bar.update(1)
 
     try:
-        cert = certify(track, step=step, cpsat_budget=args.cpsat_budget,
-                       count_limit=args.count_limit,
-                       out_dir=Path(args.out).parent if args.out else None)
+        return certify(track, step=step, cpsat_budget=args.cpsat_budget,
+                       count_limit=args.count_limit, out_dir=out_dir)
     finally:
         bar.close()
-    data = cert.to_json()
-    if args.out:
-        Path(args.out).write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _moved_proofs(data: dict, staging: Path, folder: Path) -> dict:
+    """The certificate JSON with each staged proof path replaced by its final path."""
+    for check in (c for f in data["figures"].values() for c in f["checks"]):
+        arte = check["artefacts"]
+        proof = arte.get("proof")
+        if proof and Path(proof).parent == staging:
+            arte["proof"] = str(folder / Path(proof).name)
+    return data
+
+
+def certify_to_file(track: Track, args: argparse.Namespace, out: Path
+                    ) -> tuple[Certificate, dict]:
+    """Certify with the proofs staged in `out`'s folder; write them and the certificate.
+
+    Returns the certificate and its JSON (with the proofs' final paths)."""
+    folder = out.parent
+    with staging_folder(folder) as staging:
+        cert = run_certify(track, args, staging)
+        data = _moved_proofs(cert.to_json(), staging, folder)
+        for staged in sorted(staging.iterdir()):
+            publish(staged, folder / staged.name)
+        write_text_atomic(out, json.dumps(data, indent=2) + "\n")
+    return cert, data
+
+
+def cmd_certify(args: argparse.Namespace) -> int:
+    out = check_output_file(args.out) if args.out else None
+    track = load_track(args.track)
+    if out is None:
+        cert = run_certify(track, args, None)
+        data = cert.to_json()
+    else:
+        cert, data = certify_to_file(track, args, out)
     if args.json:
         print(json.dumps(data, indent=2))
     else:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 
-from tqdm import tqdm
+from racecert.cli.progress import Progress, progress
 
 
-def progress_bar(desc: str) -> tuple[tqdm, object]:
-    """A progress display that appears only for runs longer than ~2 s."""
-    bar = tqdm(desc=desc, unit=" layer", delay=2.0, file=sys.stderr, leave=False)
+def progress_bar(desc: str) -> tuple[Progress, Callable[[int, int, int], None]]:
+    """A BFS progress display (per layer) that appears only for runs longer than ~2 s."""
+    bar = progress(desc, " layer")
 
     def update(depth: int, frontier: int, total: int) -> None:
-        bar.update(1)
         bar.set_postfix(depth=depth, frontier=frontier, states=total, refresh=False)
+        bar.update(1)
 
     return bar, update
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from racecert.analysis.library import build_library
 from racecert.cli.analyze import run_analysis
+from racecert.cli.output import check_output_file, write_text_atomic
 from racecert.model.parse import load_track
 
 
@@ -25,11 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_library(args: argparse.Namespace) -> int:
-    tracks = [load_track(path) for path in args.tracks]  # fail early on a bad file
+    out = check_output_file(args.out) if args.out else None  # fail early on a bad path
+    tracks = [load_track(path) for path in args.tracks]  # and on a bad file
     analyses = [run_analysis(t, args.mode) for t in tracks]
     text = json.dumps(build_library(analyses), indent=2) + "\n"
-    if args.out:
-        Path(args.out).write_text(text)
+    if out is not None:
+        write_text_atomic(out, text)
         print(f"library of {len(analyses)} track(s) written to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)

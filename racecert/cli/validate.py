@@ -1,21 +1,34 @@
-"""`racecert validate TRACK`: parse and validate a track file."""
+"""`racecert validate TRACK...`: parse and validate track files.
+
+One line per file: ``PATH: ok — ...`` on stdout for a good file, the one-line
+error on stderr for a bad one. Exit status 2 when any file is bad, else 0.
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from racecert.cli.arguments import EXIT_BAD_INPUT, print_error
+from racecert.model.errors import TrackError
 from racecert.model.parse import load_track
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the subcommand to the parser."""
-    v = sub.add_parser("validate", help="parse and validate a track file")
-    v.add_argument("track")
+    v = sub.add_parser("validate", help="parse and validate one or more track files")
+    v.add_argument("tracks", nargs="+", metavar="TRACK")
     v.set_defaults(func=cmd_validate)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    t = load_track(args.track)
-    print(f"{args.track}: ok — {t.name!r}, {t.width}x{t.height}, {t.layers} layer(s)"
-          f"{', opening rule' if t.opening else ''}")
-    return 0
+    bad = 0
+    for path in args.tracks:
+        try:
+            t = load_track(path)
+        except TrackError as exc:
+            bad += 1
+            print_error(exc)
+            continue
+        print(f"{path}: ok — {t.name!r}, {t.width}x{t.height}, {t.layers} layer(s)"
+              f"{', opening rule' if t.opening else ''}")
+    return EXIT_BAD_INPUT if bad else 0

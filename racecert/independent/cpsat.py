@@ -34,6 +34,8 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
+from racecert.independent.interrupt import cpsat_solve
+
 ArrivalMode = Literal["exact", "within"]
 Status = Literal["feasible", "infeasible", "unknown"]
 
@@ -172,7 +174,7 @@ def solve(m: RaceModel, *, budget: float | None = None, workers: int = 1) -> Cps
     md, v = build(m)
     t1 = time.perf_counter()
     solver = _solver(budget, workers)
-    st = solver.Solve(md)
+    st = cpsat_solve(solver, md)
     t2 = time.perf_counter()
     name = solver.StatusName(st)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -225,7 +227,7 @@ def count_solutions(m: RaceModel, *, limit: int = 20_000, budget: float | None =
     solver = _solver(budget, 1)
     solver.parameters.enumerate_all_solutions = True
     cb = _Counter(limit)
-    st = solver.Solve(md, cb)
+    st = cpsat_solve(solver, md, cb)
     secs = time.perf_counter() - t0
     if cb.over:
         return CountResult(None, False, secs, f"more than {limit:,} solutions")

@@ -42,6 +42,7 @@ import sympy
 from ortools.sat.python import cp_model
 
 from racecert.independent.cpsat import RaceModel, build
+from racecert.independent.interrupt import cpsat_solve
 
 SCALE = 1_000_000
 Which = Literal["green", "blue"]
@@ -134,7 +135,7 @@ def extreme_length(m: RaceModel, which: Which, *, budget: float = 60.0,
     md, xs, ys, cost = _weighted(m)
     md.Minimize(cost) if which == "green" else md.Maximize(cost)
     solver = _solver(budget)
-    st = solver.Solve(md)
+    st = cpsat_solve(solver, md)
     spent = solver.deterministic_time
 
     def result(status, length=None, ties=None, band=0, rep=(), reason="") -> LengthExtreme:
@@ -155,7 +156,7 @@ def extreme_length(m: RaceModel, which: Which, *, budget: float = 60.0,
     enum = _solver(budget)
     enum.parameters.enumerate_all_solutions = True
     band = _Band(xs2, ys2, band_cap)
-    st2 = enum.Solve(md2, band)
+    st2 = cpsat_solve(enum, md2, band)
     spent += enum.deterministic_time
     if band.over:
         return result("timeout", band=len(band.found),

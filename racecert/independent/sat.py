@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from racecert.independent.interrupt import pysat_interrupts
 from racecert.model.track import Line, Track
 
 State = tuple[int, int, int, int, int, int]
@@ -284,7 +285,8 @@ def _run_with_proof(clauses: list[list[int]], solver_name: str,
     from pysat.solvers import Solver
 
     t0 = time.perf_counter()
-    with Solver(name=solver_name, bootstrap_with=clauses, with_proof=True) as solver:
+    with (Solver(name=solver_name, bootstrap_with=clauses, with_proof=True) as solver,
+          pysat_interrupts()):
         sat = bool(solver.solve())
         model = solver.get_model() if sat else None
         proof = () if sat else tuple(solver.get_proof() or ())

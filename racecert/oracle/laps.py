@@ -66,7 +66,8 @@ def _new_keys(keys: np.ndarray, visited: np.ndarray) -> np.ndarray:
 
 
 def _bar(desc: str) -> tqdm:
-    return tqdm(desc=desc, unit=" states", delay=2, file=sys.stderr, leave=False)
+    # disable=None: no bar unless stderr is a terminal (no \r or escapes in a log)
+    return tqdm(desc=desc, unit=" states", delay=2, file=sys.stderr, leave=False, disable=None)
 
 
 def two_laps_possible(track: Track, rules: RuleProfile | None = None) -> tuple[bool, int]:

@@ -13,8 +13,8 @@ KEYS = {"track", "sha256", "mode", "reachable", "m_star", "optimal_count", "fina
 
 def test_analyze_table_json_and_svg(tmp_path, capsys) -> None:
     out, svg = tmp_path / "a.json", tmp_path / "t.svg"
-    assert main(["analyze", "tracks/4_esquinas.toml", "--json-out", str(out),
-                 "--svg", str(svg)]) == 0
+    assert main(["analyze", "tracks/4_esquinas.toml", "-o", str(out),
+                 "--out", str(svg)]) == 0
     table = capsys.readouterr().out
     assert "m* (minimum moves)" in table and "3,460" in table and "score" in table
     data = json.loads(out.read_text())
@@ -74,7 +74,7 @@ def test_analyze_all_slots(tmp_path, capsys) -> None:
     positions = [car["position"], *car["slots"]]
     assert len(positions) == 4
     out = tmp_path / "a.json"
-    assert main(["analyze", path, "--all-slots", "--json-out", str(out)]) == 0
+    assert main(["analyze", path, "--all-slots", "-o", str(out)]) == 0
     table = capsys.readouterr().out
     data = json.loads(out.read_text())
     slots = data["slots"]

@@ -1,0 +1,189 @@
+"""Output files of the CLI: paths checked before any work, every file written atomically.
+
+`check_output_file` and `check_output_folder` run before a subcommand starts its
+work, so that a typo in an output path costs nothing (today's failure mode was a
+traceback after a whole analysis). `write_text_atomic` writes to a hidden temp file
+in the target folder, flushes and fsyncs it, then `os.replace`s it over the
+target: a reader, or a run killed half-way (even by SIGKILL), sees either the
+previous file or the new one, never a truncated mix. On any failure, Ctrl-C
+included, the temp file is removed and the previous file is left as it was.
+
+Every problem is an `OutputError` whose message is one line naming the path; the
+CLI prints it and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+TEMP_PREFIX = ".racecert-"
+"""Temp files and staging folders start with this (hidden, recognisable in a listing)."""
+
+
+class OutputError(Exception):
+    """An output path that cannot be written; the message is one line naming the path."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _writable_folder(folder: Path, shown: str) -> None:
+    """Raise OutputError unless `folder` is an existing directory where a file can be created."""
+    if not folder.exists():
+        raise OutputError(f"{shown}: the folder {str(folder)!r} does not exist")
+    if not folder.is_dir():
+        raise OutputError(f"{shown}: {str(folder)!r} is not a folder")
+    probe = folder / f"{TEMP_PREFIX}probe-{secrets.token_hex(4)}"
+    try:  # a real write says more than os.access (read-only mounts, ACLs, root)
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as exc:
+        raise OutputError(f"{shown}: the folder {str(folder)!r} is not writable "
+                          f"({exc.strerror or exc})") from None
+    with suppress(OSError):
+        os.unlink(probe)
+
+
+def check_output_file(path: str | Path) -> Path:
+    """`path` as a Path, after checking that a file can be written there (before any work).
+
+    The parent folder must exist and be writable (it is never created: a missing
+    folder is more often a typo than a wish); `path` must not be a folder, and an
+    existing file must be a regular file (it is replaced, never truncated).
+    """
+    p = Path(path)
+    shown = _one_line(str(path))
+    if str(path) == "" or p.name in ("", ".", ".."):
+        raise OutputError(f"{shown or repr(str(path))}: not a file name")
+    if p.is_dir():
+        raise OutputError(f"{shown}: is a folder, not a file")
+    if p.exists() and not p.is_file():
+        raise OutputError(f"{shown}: exists and is not a regular file")
+    _writable_folder(p.parent, shown)
+    return p
+
+
+def check_output_folder(path: str | Path) -> Path:
+    """`path` as a Path, after checking that files can be written into it (before any work).
+
+    An existing folder must be writable; a folder that does not exist yet is
+    accepted when its parent exists and is writable (`ensure_folder` creates it
+    once there is something to write), never with missing parents.
+    """
+    p = Path(path)
+    shown = _one_line(str(path))
+    if str(path) == "":
+        raise OutputError("'': not a folder name")
+    if p.exists():
+        _writable_folder(p, shown)
+    else:
+        _writable_folder(p.parent, shown)
+    return p
+
+
+def ensure_folder(path: Path) -> None:
+    """Create the folder `check_output_folder` accepted (its parent exists), if missing."""
+    try:
+        path.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{_one_line(str(path))}: cannot create the folder: "
+                          f"{exc.strerror or exc}") from None
+
+
+def _temp_name(target: Path) -> Path:
+    return target.with_name(f"{TEMP_PREFIX}{target.name}.{secrets.token_hex(4)}.tmp")
+
+
+def _mode_for(target: Path, fd: int) -> None:
+    """Give the new file the old file's permissions (a new file keeps the umask's)."""
+    with suppress(FileNotFoundError):
+        os.fchmod(fd, stat.S_IMODE(target.stat().st_mode))
+
+
+def _sync_folder(folder: Path) -> None:
+    """fsync the folder so that the rename itself survives a crash (best effort)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    """Write `data` to `path` atomically (temp file in the same folder, fsync, rename).
+
+    On any failure (a write error, a full disk, Ctrl-C) the temp file is removed and
+    `path` keeps its previous content; write errors become a one-line OutputError.
+    """
+    target = Path(path)
+    temp = _temp_name(target)
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        raise OutputError(f"{_one_line(str(path))}: cannot write: "
+                          f"{exc.strerror or exc}") from None
+    try:
+        try:
+            _mode_for(target, fd)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, target)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise OutputError(f"{_one_line(str(path))}: cannot write: "
+                              f"{exc.strerror or exc}; the previous file, if any, is "
+                              "unchanged") from None
+        raise
+    _sync_folder(target.parent)
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """`write_bytes_atomic` of `text` encoded as UTF-8."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+@contextmanager
+def staging_folder(target: Path) -> Iterator[Path]:
+    """A hidden temp folder inside `target` for files a library call writes itself.
+
+    The caller moves what it keeps out with `publish`; the folder and whatever is
+    left in it are removed on every exit path (an error, Ctrl-C, success).
+    """
+    folder = target / f"{TEMP_PREFIX}staging-{secrets.token_hex(4)}"
+    try:
+        folder.mkdir()
+    except OSError as exc:
+        raise OutputError(f"{_one_line(str(target))}: cannot write: "
+                          f"{exc.strerror or exc}") from None
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def publish(staged: Path, target: Path) -> None:
+    """Move one staged file to `target` (same filesystem: one atomic rename)."""
+    try:
+        with open(staged, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(staged, target)
+    except OSError as exc:
+        raise OutputError(f"{_one_line(str(target))}: cannot write: "
+                          f"{exc.strerror or exc}") from None

@@ -1,0 +1,96 @@
+"""Child processes for the signal tests: `python -m tests.cli.children MODE ARGS...`.
+
+Each mode prints ``READY`` on stdout (flushed) at the moment the parent should
+strike, then does something long that only a signal ends:
+
+- ``cpsat OUT|-``: `racecert certify` whose only check is a CP-SAT solve of a
+  pigeonhole problem (hours for CP-SAT without symmetry reasoning), run through the
+  same solver set-up (`cpsat._solver`) and helper (`cpsat_solve`) as the real checks;
+- ``sat OUT|-``: `racecert certify` whose only check is a proof-logging python-sat
+  solve (`sat._run_with_proof`, the helper of both real SAT checks) of a pigeonhole
+  CNF, writing its proof into the certify output folder as the real checks do;
+- ``write PATH``: `write_text_atomic(PATH, ...)` stopped between writing the temp
+  file and renaming it (for kill -9).
+
+OUT is passed as ``certify -o OUT``; ``-`` runs certify without an output file.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from racecert.certification import certificate
+from racecert.certification.certificate import CertifyContext, CheckResult
+from racecert.cli import main
+from racecert.cli import output as output_module
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = str(ROOT / "tracks" / "tiny_straight.toml")
+
+
+def ready() -> None:
+    print("READY", flush=True)
+
+
+def pigeonhole_cpsat(ctx: CertifyContext) -> list[CheckResult]:
+    """A CP-SAT solve that runs far longer than the test."""
+    from ortools.sat.python import cp_model
+
+    from racecert.independent.cpsat import _solver
+    from racecert.independent.interrupt import cpsat_solve
+
+    n = 14
+    md = cp_model.CpModel()
+    x = [[md.NewBoolVar(f"p{p}h{h}") for h in range(n)] for p in range(n + 1)]
+    for p in range(n + 1):
+        md.AddBoolOr(x[p])
+    for h in range(n):
+        for p in range(n + 1):
+            for q in range(p + 1, n + 1):
+                md.AddBoolOr([x[p][h].Not(), x[q][h].Not()])
+    solver = _solver(3600.0, 1)
+    solver.parameters.symmetry_level = 0
+    ready()
+    status = cpsat_solve(solver, md)
+    return [CheckResult("m*", 0, "pigeonhole", solver.StatusName(status), "not-applicable",
+                        "the solve ended without an interrupt", 0.0)]
+
+
+def pigeonhole_sat(ctx: CertifyContext) -> list[CheckResult]:
+    """A proof-logging SAT solve that runs far longer than the test, its proof in out_dir."""
+    from pysat.examples.genhard import PHP
+
+    from racecert.independent.sat import _run_with_proof
+
+    proof = None if ctx.out_dir is None else Path(ctx.out_dir) / "pigeonhole.drup"
+    clauses = [list(c) for c in PHP(12).clauses]
+    ready()
+    run = _run_with_proof(clauses, "glucose4", proof)
+    return [CheckResult("m*", 0, "pigeonhole", str(run.sat), "not-applicable",
+                        "the solve ended without an interrupt", 0.0)]
+
+
+def certify_with(check, out: str) -> int:
+    certificate.default_checks = lambda: [check]
+    return main(["certify", TINY, *([] if out == "-" else ["-o", out])])
+
+
+def slow_write(path: str) -> None:
+    """Write PATH atomically, but stop for good after the data is in the temp file."""
+    def stall(fd: int) -> None:
+        ready()
+        time.sleep(3600)
+
+    output_module.os.fsync = stall  # the module's `os` is the os module: patched for all
+    output_module.write_text_atomic(path, "new content\n" * 10_000)
+
+
+if __name__ == "__main__":
+    mode, arg = sys.argv[1], sys.argv[2]
+    if mode == "write":
+        slow_write(arg)
+        sys.exit(0)
+    checks = {"cpsat": pigeonhole_cpsat, "sat": pigeonhole_sat}
+    sys.exit(certify_with(checks[mode], arg))
