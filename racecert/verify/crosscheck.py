@@ -35,7 +35,9 @@ IGNORED_KEYS = {"track", "sha256", "path", "mode", "reachable", "final_states",
                 "states_explored", "seconds", "timings", "kind", "kind_declared",
                 "kind_matches_declared", "aptitude", "continuable_count_editor",
                 "continuable_fraction_exact", "m_cont", "bound", "coverage",
-                "representatives_moves", "continuity_applicable", "slots"}
+                "representatives_moves", "continuity_applicable", "slots",
+                "m_cont_null_reason", "m_cont_exact", "opening_active_at_arrival",
+                "opening_moves_after_arrival"}
 """Keys of racecert's own report (docs/report.md) that are accepted but not compared, so that
 `racecert analyze --json` output can be cross-checked as it is."""
 PERCENT_TOLERANCE = 0.005  # percentages are printed with 2 decimals
