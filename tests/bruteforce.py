@@ -1,6 +1,6 @@
 """Independent truth for the core engine: plain enumeration of every trajectory.
 
-Written from SPEC.md §1-§4 alone. It shares no code with what it checks: it
+Written from docs/rules.md alone. It shares no code with what it checks: it
 does not import `racecert.model.geometry`, `rules`, `states`, `topology` or any
 solver; from `racecert.model.track` it reads only the data (grid rows, lines,
 car, opening rule). Geometry is re-derived differently from
@@ -158,7 +158,7 @@ class Outcome:
 
 
 def move(track: Track, s: State, accel: tuple[int, int], opening_active: bool) -> Outcome | None:
-    """One move by SPEC §3-§4, or None when it is invalid."""
+    """One move by docs/rules.md, or None when it is invalid."""
     x, y, vx0, vy0, layer, progress = s
     vx, vy = vx0 + accel[0], vy0 + accel[1]
     if vx == 0 and vy == 0:

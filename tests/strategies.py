@@ -295,3 +295,36 @@ def track_toml(ground: str, *, start: dict[str, object], finish: dict[str, objec
 def make_track(ground: str, **kw: object) -> Track:
     """Parse `track_toml(ground, **kw)` (raises `TrackError` if the validator rejects it)."""
     return parse_track(track_toml(ground, **kw).encode(), "<hand-built>")  # type: ignore[arg-type]
+
+
+# -- small circuits with opening rules (issue #14) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class _DrawPicker:
+    """`benchmarks.circuits.Picker` on top of Hypothesis draws (so failures shrink)."""
+
+    draw: st.DrawFn
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.draw(st.integers(lo, hi))
+
+    def choice(self, options):  # type: ignore[no-untyped-def]
+        return self.draw(st.sampled_from(options))
+
+
+@st.composite
+def small_circuits(draw: st.DrawFn) -> GeneratedTrack:
+    """A ring of 4x4 .. 10x8 cells with an opening rule of 1..6 moves (`benchmarks.circuits`):
+    often m* < K, so the rule is still active at the optimal arrivals."""
+    from benchmarks.circuits import circuit_toml
+
+    text = circuit_toml(_DrawPicker(draw))
+    try:
+        track = parse_track(text.encode(), "<generated circuit>")
+    except TrackError as exc:
+        REJECTIONS[exc.message[:45]] += 1
+        assume(False)
+        raise AssertionError("unreachable") from exc
+    note(text)
+    return GeneratedTrack(text, track)

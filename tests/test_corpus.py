@@ -254,7 +254,7 @@ def test_required_tracks_declare_their_kind(name: str, kind: str) -> None:
 
 @pytest.mark.parametrize("name", TRACK_FILES)
 def test_declared_kind_is_the_computed_kind(name: str) -> None:
-    """SPEC §5: the kind is computed (aptitude); a declared kind must agree with it."""
+    """docs/report.md: the kind is computed (aptitude); a declared kind must agree with it."""
     declared = track(name).kind
     assert declared is not None, f"{name} declares no kind"
     assert analysis(name, "exact")["kind"] == declared

@@ -97,6 +97,19 @@ class Analysis:
         return self.kind == "circuit"
 
     @property
+    def opening_moves_after_arrival(self) -> int | None:
+        """How many moves after an optimal arrival still obey the opening rule.
+
+        Every optimal arrival is move m*, so its phase is min(m*, K): the next lap's
+        moves m*+1..K still obey the rule (docs/continuity.md). 0 without a rule or
+        when m* >= K; None when nothing arrives.
+        """
+        if not self.bfs.reachable or self.bfs.m_star is None:
+            return None
+        opening = self.track.opening
+        return 0 if opening is None else max(0, opening.moves - self.bfs.m_star)
+
+    @property
     def yellow_trajectory(self) -> Trajectory | None:
         y = self.yellow
         if not y.reachable:
@@ -135,6 +148,11 @@ class Analysis:
             "continuable_percent": None if cn is None else float(100 * cn.percent),
             "continuable_fraction_exact": None if cn is None else str(cn.percent),
             "m_cont": None if c is None else c.m_cont,
+            "m_cont_null_reason": None if c is None else c.m_cont_null_reason,
+            "m_cont_exact": None if c is None else c.m_cont_exact,
+            "opening_active_at_arrival": (None if self.opening_moves_after_arrival is None
+                                          else self.opening_moves_after_arrival > 0),
+            "opening_moves_after_arrival": self.opening_moves_after_arrival,
             "bound": self.bound.to_json(),
             "yellow": None if yt is None else {
                 **yt.to_json(),

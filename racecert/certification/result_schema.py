@@ -269,6 +269,11 @@ RESULT = Node({
     "states_explored": WORK, "bound": SEARCH,
     "slots": "per-slot figures are not compared (cross-check each slot as its own track)",
     "tolerance": "the tolerances are the checker's (docs/crosscheck.md), never the file's",
+    "m_cont_null_reason": "why m_cont is null: a note, not a figure",
+    "m_cont_exact": "the exact key's m_cont beside an editor-mode report: cross-check in "
+                    "exact mode to compare it",
+    "opening_active_at_arrival": "follows from the track's opening rule and m*",
+    "opening_moves_after_arrival": "follows from the track's opening rule and m*",
 })
 """Every key of a RESULT.json; racecert's own `analyze --json` output and library
 records fit it, so they can be cross-checked as they are."""

@@ -57,6 +57,7 @@ def human_report(a: Analysis) -> str:
             ("optimal trajectories", f"{n:,}" + (f"  (~{n:.3e})" if n >= 10**6 else "")),
             ("distinct final states", str(j["final_states"])),
         ]
+        rows += _opening_rows(j)
         if j["continuity_applicable"] is False:
             rows += [("continuable", "not applicable (a stage: no second lap)")]
         elif j["continuable_count"] is not None:
@@ -64,7 +65,7 @@ def human_report(a: Analysis) -> str:
                 ("continuable (race rule)", f"{int(j['continuable_count']):,}  "
                                             f"({j['continuable_percent']:.2f} %)"),
                 ("continuable (editor)", f"{int(j['continuable_count_editor']):,}"),
-                ("m_cont", "-" if j["m_cont"] is None else str(j["m_cont"])),
+                ("m_cont", _m_cont_cell(j)),
             ]
         for name in ("yellow", "green", "blue"):
             d = j[name]
@@ -97,6 +98,27 @@ def human_report(a: Analysis) -> str:
          + ", ".join(f"{k} {v:.2f}" for k, v in j["timings"].items()) + ")"),
     ]
     return format_table(rows)
+
+
+def _opening_rows(j: dict) -> list[tuple[str, str]]:
+    """A row when the opening rule is still active at the optimal arrivals (m* < K)."""
+    after = j["opening_moves_after_arrival"]
+    if not after:
+        return []
+    m = j["m_star"]
+    moves = f"move {m + 1}" if after == 1 else f"moves {m + 1}..{m + after}"
+    return [("opening at arrival", f"still active (K = {m + after} > m* = {m}): {moves}, the "
+                                   "first after the arrival, still obey it")]
+
+
+def _m_cont_cell(j: dict) -> str:
+    """m_cont, or why there is none where that is not plain."""
+    if j["m_cont"] is not None:
+        return str(j["m_cont"])
+    if j["m_cont_null_reason"] == "editor-key-finds-none":
+        return (f"none found by the editor key (exact key: {j['m_cont_exact']}): each "
+                "continuable first lap passes a state it reached earlier under the opening rule")
+    return "-"
 
 
 def slots_report(slots: tuple[SlotAnalysis, ...]) -> str:

@@ -19,12 +19,22 @@ race-continuable arrival when none at m* continues — reuses them.
 
 On a stage (computed aptitude) continuity is not applicable: `applicable` is
 False and the pipeline drops the component.
+
+The continuation keeps the opening rule: the arrived state carries its phase
+min(m*, K), so when m* < K the next moves m*+1..K still obey the rule (the
+literal reading of "moves 1..K" of the race; docs/continuity.md).
+
+With the editor key the m_cont search can find nothing on a circuit: a
+continuable arrival may need a slower first lap whose states the phase-less
+key has all seen earlier, in a more restricted phase. Then `m_cont` is None
+and `m_cont_exact` holds the exact key's m_cont beside it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
 
 import numpy as np
 
@@ -32,6 +42,12 @@ from racecert.model.rules import RuleProfile, StateArrays, VectorRaceRules
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult, layered_bfs
 from racecert.oracle.laps import LapAptitude, can_arrive, exact_codec, explore, lap_aptitude
+
+MContNullReason = Literal["stage", "optimal-arrival-continues", "editor-key-finds-none"]
+"""Why m_cont is None: continuity does not apply (a stage); some optimal arrival
+continues (m_cont is not needed); or the editor key found no continuable arrival on a
+circuit (each continuable first lap passes a state that key first reached earlier,
+still under the opening rule; `Continuity.m_cont_exact` has the exact key's m_cont)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +59,9 @@ class Continuity:
     always over the m* arrivals. `m_cont` is None when some optimal arrival is
     race-continuable (or continuity is not applicable); otherwise it is the first
     depth with a race-continuable arrival and `cont_bfs` the layered BFS to it.
+    With the editor key that search can find nothing on a circuit (the key's
+    known limit, see the module docstring): then `m_cont` is None and
+    `m_cont_exact` is the exact key's m_cont (otherwise `m_cont_exact` is None).
     """
 
     applicable: bool
@@ -54,6 +73,18 @@ class Continuity:
     m_cont: int | None
     cont_bfs: BfsResult | None
     states_explored: int
+    m_cont_exact: int | None = None
+
+    @property
+    def m_cont_null_reason(self) -> MContNullReason | None:
+        """Why `m_cont` is None (None when it is a depth); see `MContNullReason`."""
+        if self.m_cont is not None:
+            return None
+        if not self.applicable:
+            return "stage"
+        if any(self.race):
+            return "optimal-arrival-continues"
+        return "editor-key-finds-none"
 
 
 class ContinuationOracle:
@@ -130,7 +161,14 @@ def continuity(track: Track, bfs: BfsResult, aptitude: LapAptitude | None = None
         return Continuity(False, race, editor, 0, 0, Fraction(0), None, None,
                           oracle.states_explored)
     cont = layered_bfs(track, bfs.mode, accept_arrival=oracle.can_arrive, rules=rules)
-    if not cont.reachable:  # a circuit always has a continuable arrival at some depth
+    if cont.reachable:
+        return Continuity(True, race, editor, c_race, c_editor, percent, cont.m_star, cont,
+                          oracle.states_explored)
+    # The exact key keeps every (state, phase), so it reaches the first arrival of the
+    # two-lap trajectory aptitude found; only the editor key can come back empty.
+    exact = cont if bfs.mode == "exact" else layered_bfs(track, "exact", rules=rules,
+                                                         accept_arrival=oracle.can_arrive)
+    if not exact.reachable:
         raise RuntimeError("circuit with no continuable arrival: aptitude and BFS disagree")
-    return Continuity(True, race, editor, c_race, c_editor, percent, cont.m_star, cont,
-                      oracle.states_explored)
+    return Continuity(True, race, editor, c_race, c_editor, percent, None, None,
+                      oracle.states_explored, exact.m_star)

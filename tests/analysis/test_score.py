@@ -1,4 +1,4 @@
-"""The SPEC §6 score: hand-worked examples (docs/score.md), cap, bands, certified rounding."""
+"""The design score: hand-worked examples (docs/score.md), cap, bands, certified rounding."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Exact move geometry (racecert.model.geometry), by hand and against the brute force.
 
-Conventions (SPEC §1): cell (x, y) is the closed square [x-1/2, x+1/2] x
+Conventions (docs/rules.md): cell (x, y) is the closed square [x-1/2, x+1/2] x
 [y-1/2, y+1/2]; a move touches a cell iff the segment meets its interior;
 touched cells are ordered by the parameter t at which the segment enters them.
 """

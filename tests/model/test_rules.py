@@ -1,4 +1,4 @@
-"""Hand-worked cases for every move rule (SPEC §1-§4) on racecert.model.rules.apply_move.
+"""Hand-worked cases for every move rule (docs/rules.md) on racecert.model.rules.apply_move.
 
 Each track is drawn in the test; coordinates are (x, y) with y downward. The
 expected values were worked out by hand (the comments say how) and are also
@@ -198,7 +198,7 @@ def test_finish_then_start_in_one_move() -> None:
     assert r == MoveResult(True, "ok", CarState(5, 1, 3, 0, 0, 1), False,
                            ((2, 1, 0), (3, 1, 0), (4, 1, 0), (5, 1, 0)), crossings)
     # Start already crossed: it arrives at F; the S crossing after F is the next lap's,
-    # so the arrived state carries progress 1 (SPEC §5.6, race rule).
+    # so the arrived state carries progress 1 (docs/continuity.md, race rule).
     r = move(F_THEN_S, (2, 1, 2, 0, 0, 1), (1, 0))
     assert r.valid and r.arrives and r.crossings == crossings
     assert r.state == CarState(5, 1, 3, 0, 0, 1)

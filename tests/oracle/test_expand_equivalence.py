@@ -8,7 +8,7 @@ span, wrong-way crossings and moves crossing both lines. Coverage counters make
 sure those cases really occur, so a sampler that stopped reaching them fails.
 
 `layered_bfs` is checked against a plain dictionary BFS over `apply_move`
-written here (no shared code with `racecert.solvers`): m*, the exact counts per
+written here (no shared code with `racecert.oracle`): m*, the exact counts per
 final state, the number of states explored, on these tracks and on random small
 tracks, in both keys.
 """
@@ -143,7 +143,7 @@ elevated = """
 '''
 
 # A circuit with the finish just before the start: an arriving move may cross the
-# start line after the finish line (the next lap's progress, SPEC §5.6).
+# start line after the finish line (the next lap's progress, docs/continuity.md).
 LOOP = b'''name = "loop"
 [car]
 position = [4, 2]
