@@ -12,13 +12,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from racecert.cli import analyze, certify, crosscheck, explore, library, validate
+from racecert.cli import analyze, certify, crosscheck, explore, library, race, validate
 from racecert.model.errors import TrackError
 
 EXIT_BAD_INPUT = 2
 
 # One entry per subcommand module (each has `register(subparsers)`).
-SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore]
+SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore, race]
 
 
 def build_parser() -> argparse.ArgumentParser:
