@@ -4,19 +4,22 @@
   a free cell (and the car is where the plan expects, on the plan's lap).
 - **Adopt.** A plan is adopted only after the whole of it is validated from the car's
   state (`racecert.race.planning.validate_plan`): every move valid, the first one
-  ending on a free cell, an arrival on the last move only, and on a circuit a final
-  state from which another lap can be driven. On lap 1 the first candidate is `trai`
-  (the library's longest eligible optimal trajectory, `racecert.analysis.library`):
-  it is valid only from the configured car's grid position, at rest.
+  ending on a free cell, an arrival on the last move only, and on a circuit (when
+  the plan was chosen for it) a final state from which another lap can be driven.
+  On lap 1 the first candidate is `trai` (the library's longest eligible optimal
+  trajectory, `racecert.analysis.library`): it is valid only from the configured
+  car's grid position, at rest.
 - **Re-plan.** Otherwise (another grid slot, a later lap, a blocked move), Alonso
   runs the layered BFS (`racecert.solvers.bfs.layered_bfs`) from its current state,
-  with occupancy on the first move (`FirstMoveFilter`) and its turns left before the
-  move limit as depth bound. On a circuit it requires continuity: among the optimal arrivals it
-  keeps those from which a further lap can be driven (the shared continuation
-  oracle); if none continues it takes the first depth that has one (as the
-  library's m_cont). Among the eligible optimal trajectories it takes the longest,
-  exactly as `trai` is chosen (`RepresentativeDP`, blue), so from the configured
-  position at rest a re-plan gives `trai` itself.
+  with occupancy on the first move (`FirstMoveFilter`) and its turns left before
+  the move limit as depth bound. On a circuit it requires continuity: among the
+  optimal arrivals it keeps those from which a further lap can be driven (the
+  shared continuation oracle); if none continues it takes the first depth that has
+  one (as the library's m_cont); if no arrival at any depth continues (the track
+  allows no further lap from here), it takes the optimal arrivals as they are.
+  Among the eligible trajectories it takes the longest, exactly as `trai` is chosen
+  (`RepresentativeDP`, blue), so from the configured position at rest a re-plan
+  gives `trai` itself.
 - **No plan.** When the BFS finds no arrival, Alonso waits (the car blocking its
   way may move); a search that found nothing is not repeated from the same state
   with the same blocked cells.
@@ -99,27 +102,38 @@ class Alonso:
         rules = FirstMoveFilter(ctx.rules, s, view.occupied)
         bfs = layered_bfs(ctx.track, "exact", rules=rules, initial=s, max_depth=view.turns_left)
         states = bfs.states_explored
-        eligible = None
-        what = "optimal"
-        if bfs.reachable and ctx.circuit:
-            assert bfs.dag is not None
-            ok = ctx.oracle.can_arrive(bfs.dag.arrive_state)
-            if ok.any():
-                eligible, what = ok, "optimal, continuable"
-            else:
-                bfs = layered_bfs(ctx.track, "exact", rules=rules, initial=s,
-                                  max_depth=view.turns_left, accept_arrival=ctx.oracle.can_arrive)
-                states += bfs.states_explored
-                what = "first continuable depth"
         if not bfs.reachable:
             self._hopeless.add((s, blocked_ends))
             return None, states, f"no arrival reachable from here (BFS: {states} states)"
-        plan = self._longest(view, bfs, eligible)
+        eligible = None
+        what = "optimal"
+        if ctx.circuit:
+            bfs, eligible, what, more = self._continuable(view, rules, bfs)
+            states += more
+        plan = self._longest(view, bfs, eligible, check_continuation=eligible is not None
+                             or what == "first continuable depth")
         return plan, states, (f"BFS from ({s.x}, {s.y}) v = ({s.vx}, {s.vy}): {plan.moves} "
                               f"moves to the finish ({what}), {states} states")
 
     @staticmethod
-    def _longest(view: CarView, bfs: BfsResult, eligible: np.ndarray | None) -> Plan:
+    def _continuable(view: CarView, rules: FirstMoveFilter, bfs: BfsResult
+                     ) -> tuple[BfsResult, np.ndarray | None, str, int]:
+        """On a circuit: (BFS to plan on, eligible arrivals or None, what they are, states
+        explored by a second search)."""
+        ctx = view.context
+        assert bfs.dag is not None
+        ok = ctx.oracle.can_arrive(bfs.dag.arrive_state)
+        if ok.any():
+            return bfs, ok, "optimal, continuable", 0
+        cont = layered_bfs(ctx.track, "exact", rules=rules, initial=view.state,
+                           max_depth=view.turns_left, accept_arrival=ctx.oracle.can_arrive)
+        if cont.reachable:
+            return cont, None, "first continuable depth", cont.states_explored
+        return bfs, None, "optimal; no arrival lets another lap be driven", cont.states_explored
+
+    @staticmethod
+    def _longest(view: CarView, bfs: BfsResult, eligible: np.ndarray | None,
+                 check_continuation: bool) -> Plan:
         """The longest eligible trajectory of the BFS's DAG, validated as a plan."""
         ctx = view.context
         s = view.state
@@ -129,7 +143,7 @@ class Alonso:
             raise RuntimeError("Alonso: the BFS reported arrivals but no representative")
         accs = reps.blue.trajectory.accelerations
         plan, reason = validate_plan(ctx.track, s, accs, view.occupied,
-                                     ctx.oracle if ctx.circuit else None)
+                                     ctx.oracle if check_continuation else None)
         if plan is None:  # the BFS and the exact rules disagree: never expected
             raise RuntimeError(f"Alonso: the BFS plan fails its validation: {reason}")
         return plan
