@@ -81,6 +81,8 @@ class CarResult:
 
     `moves` counts the car's turns (a wait is a turn in which it did not move):
     `moves == len(trajectory) - 1 == sum(moves_per_lap)` for a finished car.
+    `decision_seconds` (wall time of each call of its driver, for benchmarks) is not
+    part of the JSON, which depends only on track, drivers, laps, seed and move limit.
     """
 
     driver: str
@@ -91,6 +93,7 @@ class CarResult:
     states: tuple[CarState, ...]
     events: tuple[Event, ...]
     states_expanded: int
+    decision_seconds: tuple[float, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def trajectory(self) -> tuple[Cell, ...]:
@@ -130,8 +133,6 @@ class RaceResult:
     """A whole race. `order` lists the finished cars, first to finish first (a car that
     finishes earlier in the same round, i.e. with a smaller index, ranks ahead).
 
-    `decision_seconds` (wall time of each driver call, for benchmarks) is not part of
-    the JSON: the JSON depends only on track, drivers, laps, seed and move limit.
     """
 
     track: Track
@@ -142,7 +143,6 @@ class RaceResult:
     turns: int
     order: tuple[int, ...]
     cars: tuple[CarResult, ...]
-    decision_seconds: tuple[float, ...] = field(default=(), compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The race's JSON (docs/races.md); keys in a fixed order."""
@@ -176,6 +176,7 @@ class _Car:
         self.moves_per_lap: list[int] = []
         self.finish_turn: int | None = None
         self.states_expanded = 0
+        self.seconds: list[float] = []
 
     @property
     def cell(self) -> Cell:
@@ -184,7 +185,7 @@ class _Car:
     def result(self) -> CarResult:
         return CarResult(self.name, self.slot, self.finish_turn is not None, self.finish_turn,
                          tuple(self.moves_per_lap), tuple(self.states), tuple(self.events),
-                         self.states_expanded)
+                         self.states_expanded, tuple(self.seconds))
 
 
 def run_race(track: Track, drivers: Sequence[Driver], *, laps: int = 1, seed: int = 0,
@@ -211,21 +212,20 @@ def run_race(track: Track, drivers: Sequence[Driver], *, laps: int = 1, seed: in
     slots = grid_slots(track, len(drivers))
     cars = [_Car(i, d, s, track) for i, (d, s) in enumerate(zip(drivers, slots, strict=True))]
     rng = RaceRandom(seed)
-    seconds: list[float] = []
     order: list[int] = []
     turns = 0
     for turn in range(1, limit + 1):
         turns = turn
         for car in cars:
             if car.finish_turn is None:
-                _take_turn(ctx, cars, car, turn, rng, seconds)
+                _take_turn(ctx, cars, car, turn, rng)
                 if car.finish_turn is not None:
                     order.append(car.index)
         if len(order) == len(cars):
             break
     status: Status = "finished" if len(order) == len(cars) else "move_limit"
     return RaceResult(track, seed, laps, limit, status, turns, tuple(order),
-                      tuple(c.result() for c in cars), tuple(seconds))
+                      tuple(c.result() for c in cars))
 
 
 def _occupancy(cars: list[_Car], me: _Car) -> dict[Cell, int]:
@@ -253,8 +253,8 @@ def _forced_wait(car: _Car, turn: int, options: tuple[Option, ...]) -> None:
           blocked[0].end)
 
 
-def _take_turn(ctx: RaceContext, cars: list[_Car], car: _Car, turn: int, rng: RaceRandom,
-               seconds: list[float]) -> None:
+def _take_turn(ctx: RaceContext, cars: list[_Car], car: _Car, turn: int,
+               rng: RaceRandom) -> None:
     occupied = _occupancy(cars, car)
     options = _options(ctx.track, car.state, occupied)
     if not any(o.usable for o in options):
@@ -269,7 +269,7 @@ def _take_turn(ctx: RaceContext, cars: list[_Car], car: _Car, turn: int, rng: Ra
     except Exception as exc:
         raise DriverError(f"car {car.index} ({car.name}), turn {turn}: the driver raised "
                           f"{type(exc).__name__}: {exc}") from exc
-    seconds.append(time.perf_counter() - t0)
+    car.seconds.append(time.perf_counter() - t0)
     decision = as_decision(answer)
     car.states_expanded += decision.states_expanded
     car.events.extend(Event(turn, n.kind, n.detail, n.cell) for n in decision.notes)

@@ -14,15 +14,17 @@ written here because it must stop at a state cap and look one layer further:
   the search's layered graph, which is what a local search sees).
 
 For each of the two move counts the `best` routes of least exact Euclidean length
-(`RadicalSum`, compared exactly) are kept by a k-best dynamic programme over the
-layers; ties in length are broken by the acceleration sequence (the order of
+are kept by a k-best dynamic programme over the layers, vectorised: a length is a
+float for speed and an integer vector over square-free radicands for exactness
+(`_Radicands`); floats decide only beyond their error bound, equal vectors are equal
+lengths, and the rare distinct-but-close ones are compared as `RadicalSum`s. Ties
+in length are broken by the acceleration sequence (the order of
 `racecert.model.rules.ACCELERATIONS`, move by move), so the result is one
 deterministic list.
 """
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +32,8 @@ import numpy as np
 from racecert.model.rules import ACCELERATIONS, CarState, RuleProfile, StateArrays
 from racecert.model.states import StateCodec
 from racecert.race.driver import Acceleration
-from racecert.verify.radicals import RadicalSum
+from racecert.solvers.dijkstra import float_error
+from racecert.verify.radicals import RadicalSum, squarefree_decomposition
 
 
 @dataclass(frozen=True)
@@ -67,32 +70,92 @@ class LocalSearchResult:
     longer_searched: bool
 
 
-class _Entry:
-    """One of the best partial routes into a search state (k-best DP bookkeeping)."""
+class _Radicands:
+    """Exact move lengths as integer vectors: |v| = k * sqrt(d), d squarefree, is the
+    vector with k at d's index. A route's length is the sum of its moves' vectors, a
+    canonical form of the exact sum: two routes have the same length iff their vectors
+    are equal."""
 
-    __slots__ = ("length", "pred", "acc", "rank")
+    def __init__(self) -> None:
+        self.index: dict[int, int] = {}
+        self.values: list[int] = []
 
-    def __init__(self, length: RadicalSum, pred: _Entry | None, acc: int) -> None:
-        self.length = length
-        self.pred = pred
-        self.acc = acc
-        self.rank = 0
+    def steps(self, vx: np.ndarray, vy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per move: (index of d, k) with |v| = k * sqrt(d)."""
+        n = vx.astype(np.int64) ** 2 + vy.astype(np.int64) ** 2
+        uniq, inverse = np.unique(n, return_inverse=True)
+        d_idx, mult = [], []
+        for value in uniq.tolist():
+            k, d = squarefree_decomposition(value)
+            if d not in self.index:
+                self.index[d] = len(self.values)
+                self.values.append(d)
+            d_idx.append(self.index[d])
+            mult.append(k)
+        return (np.array(d_idx, dtype=np.int64)[inverse.ravel()],
+                np.array(mult, dtype=np.int32)[inverse.ravel()])
 
-    def key(self) -> tuple[RadicalSum, int, int]:
-        """Order: exact length, then the route's accelerations (predecessor rank, last)."""
-        return (self.length, -1 if self.pred is None else self.pred.rank, self.acc)
-
-    def accelerations(self) -> tuple[Acceleration, ...]:
-        out = []
-        e: _Entry | None = self
-        while e is not None and e.pred is not None:
-            out.append(ACCELERATIONS[e.acc])
-            e = e.pred
-        return tuple(reversed(out))
+    def exact(self, coef: np.ndarray) -> RadicalSum:
+        return RadicalSum.from_terms((d, int(c)) for d, c in zip(self.values, coef.tolist(),
+                                                                   strict=False) if c)
 
 
-def _acc_index(ax: int, ay: int) -> int:
-    return (ay + 1) * 3 + (ax + 1)
+@dataclass(frozen=True)
+class _Entries:
+    """The kept partial routes into the states of one layer, grouped by state (CSR):
+    entries of state i are rows starts[i]:starts[i + 1]. `pred` is the entry of the
+    previous layer a route extends, `acc` its last acceleration's index, `rank` the
+    position of the route's acceleration sequence among the layer's (lexicographic)."""
+
+    starts: np.ndarray
+    length: np.ndarray
+    coef: np.ndarray
+    pred: np.ndarray
+    acc: np.ndarray
+    rank: np.ndarray
+
+
+def _select(group: np.ndarray, length: np.ndarray, coef: np.ndarray, prank: np.ndarray,
+            acc: np.ndarray, best: int, radicands: _Radicands) -> np.ndarray:
+    """The `best` first candidates of each group in exact order (length, then the route's
+    accelerations: predecessor rank, last acceleration), as indices grouped by group.
+
+    Floats order candidates whose lengths differ by more than twice their error bound
+    (`float_error`); closer ones form a cluster. A cluster whose exact vectors are all
+    equal is one length; a mixed cluster is ordered by exact `RadicalSum` comparison.
+    """
+    n = len(length)
+    order = np.lexsort((acc, prank, length, group))
+    g, f = group[order], length[order]
+    err = 2.0 * float_error(np.abs(f) + 1.0)
+    new = np.ones(n, dtype=bool)
+    new[1:] = (g[1:] != g[:-1]) | (f[1:] - f[:-1] > np.maximum(err[1:], err[:-1]))
+    cluster = np.cumsum(new) - 1
+    head = np.flatnonzero(new)
+    c = coef[order]
+    same = np.all(c == c[head[cluster]], axis=1)
+    sub = np.zeros(n, dtype=np.int64)
+    ends = np.append(head[1:], n)
+    for cl in np.unique(cluster[~same]).tolist():
+        rows = range(int(head[cl]), int(ends[cl]))
+        values = [radicands.exact(c[i]) for i in rows]
+        classes = sorted(set(values))  # RadicalSum: structural equality, certified order
+        for i, v in zip(rows, values, strict=True):
+            sub[i] = classes.index(v)
+    final = order[np.lexsort((acc[order], prank[order], sub, cluster))]
+    gs = group[final]
+    first = np.ones(n, dtype=bool)
+    first[1:] = gs[1:] != gs[:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    return final[np.arange(n) - start < best]
+
+
+def _expand_entries(entries: _Entries, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each move from state src[i]: the entries it extends. Returns (move row, entry)."""
+    count = entries.starts[src + 1] - entries.starts[src]
+    rows = np.repeat(np.arange(len(src)), count)
+    offset = np.arange(len(rows)) - np.repeat(np.cumsum(count) - count, count)
+    return rows, entries.starts[src][rows] + offset
 
 
 class _Layers:
@@ -129,7 +192,7 @@ class _Layers:
         self.visited = np.sort(np.concatenate([self.visited, uniq[~seen]]))
 
     def best_routes(self, depth: int, best: int) -> tuple[Route, ...]:
-        """The `best` least-length routes arriving on move `depth` (k-best DP)."""
+        """The `best` least-length routes arriving on move `depth` (k-best DP, exact)."""
         a_src, a_state = self.arrivals[depth]
         last = depth - 1
         keep = [np.zeros(len(layer), dtype=bool) for layer in self.layers[: last + 1]]
@@ -137,39 +200,66 @@ class _Layers:
         for t in range(last - 1, -1, -1):
             src, dst = self.edges[t]
             keep[t][src[keep[t + 1][dst]]] = True
-        entries: list[dict[int, list[_Entry]]] = [{0: [_Entry(RadicalSum.zero(), None, -1)]}]
+        rad = _Radicands()
+        z = np.zeros(1, dtype=np.int64)
+        layers = [_Entries(np.array([0, 1]), np.zeros(1), np.zeros((1, 0), dtype=np.int32),
+                           z - 1, z - 1, z)]
         for t in range(1, last + 1):
             src, dst = self.edges[t - 1]
             on = np.flatnonzero(keep[t - 1][src] & keep[t][dst])
-            entries.append(self._layer_entries(t, src[on].tolist(), dst[on].tolist(),
-                                               entries[t - 1], best))
-        prev = self.layers[last]
-        cands = []
-        for src, vx, vy in zip(a_src.tolist(), a_state.vx.tolist(), a_state.vy.tolist(),
-                               strict=True):
-            acc = _acc_index(vx - int(prev.vx[src]), vy - int(prev.vy[src]))
-            step = RadicalSum.of_vector(vx, vy)
-            cands += [_Entry(e.length + step, e, acc) for e in entries[last][src]]
-        chosen = heapq.nsmallest(best, cands, key=_Entry.key)
-        return tuple(Route(e.accelerations(), e.length) for e in chosen)
+            layers.append(self._step(t, src[on], dst[on], layers[-1], best, rad))
+        rows, chosen = self._arrivals(last, a_src, a_state, layers[-1], best, rad)
+        routes = []
+        for i in chosen.tolist():
+            accs = [int(rows["acc"][i])]
+            e = int(rows["pred"][i])
+            for t in range(last, 0, -1):
+                accs.append(int(layers[t].acc[e]))
+                e = int(layers[t].pred[e])
+            routes.append(Route(tuple(ACCELERATIONS[k] for k in reversed(accs)),
+                                rad.exact(rows["coef"][i])))
+        return tuple(routes)
 
-    def _layer_entries(self, t: int, src: list[int], dst: list[int],
-                       before: dict[int, list[_Entry]], best: int) -> dict[int, list[_Entry]]:
-        """The `best` partial routes into each kept state of layer t, ranked."""
-        a, b = self.layers[t - 1], self.layers[t]
-        cands: dict[int, list[_Entry]] = {}
-        for s, d in zip(src, dst, strict=True):
-            vx, vy = int(b.vx[d]), int(b.vy[d])
-            acc = _acc_index(vx - int(a.vx[s]), vy - int(a.vy[s]))
-            step = RadicalSum.of_vector(vx, vy)
-            cands.setdefault(d, []).extend(_Entry(e.length + step, e, acc) for e in before[s])
-        out = {d: heapq.nsmallest(best, c, key=_Entry.key) for d, c in cands.items()}
-        # rank every entry of the layer by its acceleration sequence (lexicographic)
-        ranked = sorted((e for es in out.values() for e in es),
-                        key=lambda e: (e.pred.rank if e.pred else -1, e.acc))
-        for r, e in enumerate(ranked):
-            e.rank = r
-        return out
+    def _candidates(self, src: np.ndarray, vx: np.ndarray, vy: np.ndarray, prev_layer: int,
+                    entries: _Entries, rad: _Radicands) -> dict[str, np.ndarray]:
+        """Every kept route into `src` extended by the move to velocity (vx, vy)."""
+        rows, pe = _expand_entries(entries, src)
+        a = self.layers[prev_layer]
+        vx, vy, s = vx[rows], vy[rows], src[rows]
+        acc = (vy - a.vy[s] + 1) * 3 + (vx - a.vx[s] + 1)
+        d_idx, mult = rad.steps(vx, vy)
+        coef = np.zeros((len(rows), len(rad.values)), dtype=np.int32)
+        old = entries.coef[pe]
+        coef[:, : old.shape[1]] = old
+        np.add.at(coef, (np.arange(len(rows)), d_idx), mult)
+        length = entries.length[pe] + np.sqrt((vx.astype(np.int64) ** 2
+                                               + vy.astype(np.int64) ** 2).astype(np.float64))
+        return {"rows": rows, "pred": pe, "acc": acc.astype(np.int64), "coef": coef,
+                "length": length, "prank": entries.rank[pe]}
+
+    def _step(self, t: int, src: np.ndarray, dst: np.ndarray, entries: _Entries, best: int,
+              rad: _Radicands) -> _Entries:
+        """The kept routes into layer t's states, from the kept moves (src, dst)."""
+        b = self.layers[t]
+        c = self._candidates(src, b.vx[dst].astype(np.int64), b.vy[dst].astype(np.int64),
+                             t - 1, entries, rad)
+        group = dst[c["rows"]]
+        pick = _select(group, c["length"], c["coef"], c["prank"], c["acc"], best, rad)
+        counts = np.bincount(group[pick], minlength=len(b))
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        acc, prank = c["acc"][pick], c["prank"][pick]
+        rank = np.empty(len(pick), dtype=np.int64)
+        rank[np.lexsort((acc, prank))] = np.arange(len(pick))
+        return _Entries(starts, c["length"][pick], c["coef"][pick], c["pred"][pick], acc, rank)
+
+    def _arrivals(self, last: int, a_src: np.ndarray, a_state: StateArrays, entries: _Entries,
+                  best: int, rad: _Radicands) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The arriving moves from layer `last` as candidates, and the indices of the `best`
+        of them, in order."""
+        c = self._candidates(a_src, a_state.vx.astype(np.int64), a_state.vy.astype(np.int64),
+                             last, entries, rad)
+        group = np.zeros(len(c["length"]), dtype=np.int64)
+        return c, _select(group, c["length"], c["coef"], c["prank"], c["acc"], best, rad)
 
 
 def local_search(rules: RuleProfile, origin: CarState, cap: int, max_depth: int,

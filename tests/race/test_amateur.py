@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -209,3 +210,27 @@ def test_counters_agree_with_laps():
 def test_bad_parameters(kwargs):
     with pytest.raises(ValueError):
         Amateur(**kwargs)
+
+
+def test_select_orders_close_lengths_exactly():
+    """Floats that cannot tell two lengths apart (here: given equal on purpose) leave the
+    order to the exact vectors: 2 + sqrt(5) < 3 sqrt(2); equal vectors are one length,
+    ordered by the route's accelerations (predecessor rank, then acceleration)."""
+    from racecert.race.local_search import _Radicands, _select
+
+    rad = _Radicands()
+    rad.steps(np.array([1, 1, 2]), np.array([0, 1, 1]))  # radicands 1, 2, 5
+    assert rad.values == [1, 2, 5]
+    coef = np.array([[0, 3, 0],   # 3 sqrt(2) = 4.2426...
+                     [2, 0, 1],   # 2 + sqrt(5) = 4.2360...
+                     [2, 0, 1],   # the same length by another route
+                     [9, 0, 0]])  # 9: far away, floats decide
+    length = np.array([4.24, 4.24, 4.24, 9.0])
+    group = np.zeros(4, dtype=np.int64)
+    prank = np.array([0, 5, 1, 0])
+    acc = np.array([4, 4, 7, 0])
+    assert _select(group, length, coef, prank, acc, 3, rad).tolist() == [2, 1, 0]
+    assert _select(group, length, coef, prank, acc, 4, rad).tolist() == [2, 1, 0, 3]
+    # two groups are ordered separately, each keeps its best
+    group2 = np.array([1, 0, 1, 0])
+    assert _select(group2, length, coef, prank, acc, 1, rad).tolist() == [1, 2]
