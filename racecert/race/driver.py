@@ -7,7 +7,7 @@ track and the cells they occupy), the car's own state, lap and turn, the race's
 random generator, and the nine accelerations already judged (`view.options`). The
 answer is one of:
 
-- an acceleration `(ax, ay)` with ax, ay in {-1, 0, 1};
+- an acceleration `(ax, ay)` with ax, ay in {-1, 0, 1} (a tuple or list of integers);
 - `None`: the car waits this turn;
 - a `Decision`, which adds notes for the race's event log (`blocked`, `replan`),
   the number of search states the decision expanded, and why the car waits.
@@ -22,6 +22,7 @@ its class or function name.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Union
@@ -155,7 +156,18 @@ def as_decision(answer: object) -> Decision:
         return answer
     if answer is None:
         return Decision(None, wait_reason="the driver chose to wait")
-    if isinstance(answer, tuple) and answer in ACCELERATIONS and all(
-            type(a) is int for a in answer):
-        return Decision(answer)
+    accel = as_acceleration(answer)
+    if accel is not None:
+        return Decision(accel)
     return Decision(None, wait_reason=f"the driver returned {answer!r}, not an acceleration")
+
+
+def as_acceleration(value: object) -> Acceleration | None:
+    """(ax, ay) as Python ints when `value` is a pair of integers in {-1, 0, 1} (numpy
+    integers included, booleans not), else None."""
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        return None
+    if not all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in value):
+        return None
+    accel = (int(value[0]), int(value[1]))
+    return accel if accel in ACCELERATIONS else None

@@ -24,6 +24,7 @@ in turn order, so the same track, drivers, laps and seed give the same result.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from racecert.race.driver import (
     Driver,
     Option,
     Rival,
+    as_acceleration,
     as_decision,
     driver_name,
 )
@@ -198,6 +200,11 @@ def run_race(track: Track, drivers: Sequence[Driver], *, laps: int = 1, seed: in
     """
     if not drivers:
         raise RaceSetupError("a race needs at least one driver")
+    shared = [d for i, d in enumerate(drivers) if any(d is e for e in drivers[:i])
+              and not inspect.isfunction(d)]
+    if shared:
+        raise RaceSetupError(f"driver {driver_name(shared[0])!r} is given for several cars: "
+                             "give each car its own driver object (drivers keep state)")
     if laps < 1:
         raise RaceSetupError(f"laps must be at least 1, got {laps}")
     if not 0 <= seed <= MASK64:
@@ -279,12 +286,12 @@ def _take_turn(ctx: RaceContext, cars: list[_Car], car: _Car, turn: int,
 def _play(car: _Car, turn: int, decision: Decision, options: tuple[Option, ...],
           laps: int) -> None:
     """Play the decided acceleration, or record why the car waits."""
-    a: Acceleration | None = decision.acceleration
-    if a is None:
+    if decision.acceleration is None:
         _wait(car, turn, decision.wait_reason or "the driver chose to wait")
         return
-    if a not in ACCELERATIONS:
-        _wait(car, turn, f"the driver returned {a!r}, not an acceleration")
+    a: Acceleration | None = as_acceleration(decision.acceleration)
+    if a is None:
+        _wait(car, turn, f"the driver returned {decision.acceleration!r}, not an acceleration")
         return
     option = options[ACCELERATIONS.index(a)]
     if not option.valid:

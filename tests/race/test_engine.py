@@ -61,7 +61,7 @@ def test_passing_through_an_occupied_cell_is_allowed():
 
 def test_invalid_or_malformed_answers_become_waits():
     t = corridor_track()
-    bad = Scripted((0, 0), (0, 1), (2, 0), [1, 0], name="bad")
+    bad = Scripted((0, 0), (0, 1), (2, 0), (True, 0), name="bad")
     r = run_race(t, [bad], move_limit=5)
     check_race(t, r.to_json())
     details = [e.detail for e in r.cars[0].events]
@@ -170,3 +170,25 @@ def test_two_alonsos_contend_for_a_cell():
     assert alone.cars[1].trajectory[1] == (2, 1)
     assert both.cars[0].trajectory[1] == (2, 1) and both.cars[1].trajectory[1] != (2, 1)
     assert both.cars[1].moves == alone.cars[1].moves + 1
+
+
+def test_numpy_integers_and_lists_are_accelerations():
+    import numpy as np
+
+    t = load_track(TRACKS / "tiny_straight.toml")
+    d = Scripted([1, 0], (np.int64(1), np.int8(0)), Decision((1, 0)), (True, 0))
+    r = run_race(t, [d], move_limit=4)
+    assert r.cars[0].trajectory == ((1, 1), (2, 1), (4, 1), (7, 1))  # arrived on move 3
+    check_race(t, r.to_json())
+
+
+def test_one_driver_object_for_two_cars_is_refused():
+    d = Alonso()
+    with pytest.raises(RaceSetupError, match="several cars"):
+        run_race(merge_track(), [d, d])
+
+    def plain(view):
+        return None
+
+    r = run_race(merge_track(), [plain, plain], move_limit=1)  # a function keeps no state
+    assert r.status == "move_limit"
