@@ -138,8 +138,12 @@ class _Pass:
                     winners[r] = v == ext
         return winners, best
 
-    def select(self, eligible: np.ndarray | None, start: tuple[int, int]) -> Extreme | None:
-        """The extreme among arrivals with `eligible[i]` (all when None); None if none."""
+    def select(self, eligible: np.ndarray | None, start: tuple[int, int],
+               velocity: tuple[int, int] = (0, 0)) -> Extreme | None:
+        """The extreme among arrivals with `eligible[i]` (all when None); None if none.
+
+        `start` and `velocity` are the position and velocity of the DAG's initial state.
+        """
         dag = self.dag
         last = len(dag.layers) - 1
         mask = np.ones(len(dag.arrive_src), dtype=bool) if eligible is None else eligible
@@ -171,7 +175,7 @@ class _Pass:
             accs.append(int(self.acc[t][i]))
             i = int(self.pred[t][i])
         accs.reverse()
-        traj = Trajectory.replay(start, tuple(ACCELERATIONS[k] for k in accs))
+        traj = Trajectory.replay(start, tuple(ACCELERATIONS[k] for k in accs), velocity)
         return Extreme(ext, int(ties), traj)
 
 
@@ -189,8 +193,10 @@ class RepresentativeDP:
     >>> # dp = RepresentativeDP(bfs.dag, track.car.position); dp.select().green.ties
     """
 
-    def __init__(self, dag: OptimalDag, start: tuple[int, int]) -> None:
+    def __init__(self, dag: OptimalDag, start: tuple[int, int],
+                 velocity: tuple[int, int] = (0, 0)) -> None:
         self.start = start
+        self.velocity = velocity  # of the initial state: (0, 0) from the grid, else a race's
         self._min = _Pass(dag, +1)
         self._max = _Pass(dag, -1)
 
@@ -198,8 +204,8 @@ class RepresentativeDP:
                ) -> Representatives | None:
         """Green and blue among arrivals with `eligible[i]` (aligned with dag.arrive_src)."""
         mask = None if eligible is None else np.asarray(eligible, dtype=bool)
-        g = self._min.select(mask, self.start)
-        b = self._max.select(mask, self.start)
+        g = self._min.select(mask, self.start, self.velocity)
+        b = self._max.select(mask, self.start, self.velocity)
         if g is None or b is None:
             return None
         return Representatives(g, b)

@@ -93,6 +93,21 @@ def _trajectory(t: Trajectory, color: str, width: float, offset: float) -> list[
             f'stroke-opacity="0.9" stroke-linejoin="round"/>', dots]
 
 
+def line_markers() -> list[str]:
+    """The arrow markers the S and F lines use (to go inside `<defs>`)."""
+    return [f'<marker id="arrow-{k}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="4" '
+            f'markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+            f'fill="{COLORS["start" if k == "S" else "finish"]}" stroke="#000" '
+            f'stroke-width="1"/></marker>' for k in ("S", "F")]
+
+
+def track_elements(track: Track) -> list[str]:
+    """The track alone: ground grid, elevated layer, S and F lines (cells of `CELL` px,
+    the grid's top at y = `TOP`). Other pictures (the race replay) draw on top of it."""
+    return [*_grid(track), *_line(track.start, COLORS["start"], "S"),
+            *_line(track.finish, COLORS["finish"], "F")]
+
+
 def render_svg(a: Analysis) -> str:
     """The SVG document for analysis `a`."""
     t = a.track
@@ -116,10 +131,7 @@ def render_svg(a: Analysis) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
         f'viewBox="0 0 {w} {h}" font-family="sans-serif">',
         "<defs>",
-        *(f'<marker id="arrow-{k}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="4" '
-          f'markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
-          f'fill="{COLORS["start" if k == "S" else "finish"]}" stroke="#000" '
-          f'stroke-width="1"/></marker>' for k in ("S", "F")),
+        *line_markers(),
         "</defs>",
         f'<rect width="{w}" height="{h}" fill="#ffffff"/>',
         f'<text x="6" y="22" font-size="16" font-weight="bold">{escape(title)}</text>',
