@@ -58,6 +58,9 @@ from typing import Literal
 
 import numpy as np
 
+from racecert.independent.fastgeom import OK, FastGeometry
+from racecert.model.track import Track
+
 Mode = Literal["exact", "editor"]
 Status = Literal["arrived", "unreachable", "depth", "budget"]
 DEFAULT_MAX_STATES = 50_000_000
@@ -151,3 +154,230 @@ class SearchResult:
     states_explored: int
     depth_explored: int
     message: str
+
+
+# -- the key -------------------------------------------------------------------------
+
+
+class StateKey:
+    """This module's int64 key: mixed radix over (vx, vy, layer, progress, phase, y, x).
+
+    Velocities lie in [-(W-1), W-1] x [-(H-1), H-1] (a move must end on the grid).
+    The editor key has no phase (radix 1).
+    """
+
+    def __init__(self, width: int, height: int, phases: int) -> None:
+        self.w, self.h, self.phases = width, height, phases
+        self.rvx, self.rvy = 2 * width - 1, 2 * height - 1
+        bound = self.rvx * self.rvy * 4 * phases * width * height
+        if bound >= 2**62:
+            raise ValueError(f"a {width}x{height} grid does not fit this search's int64 key")
+
+    def encode(self, x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray,
+               layer: np.ndarray, progress: np.ndarray, phase: np.ndarray) -> np.ndarray:
+        k = (vx + (self.w - 1)) * self.rvy + (vy + (self.h - 1))
+        k = ((k * 2 + layer) * 2 + progress) * self.phases + phase
+        return (k * self.h + y) * self.w + x
+
+    def decode(self, keys: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(x, y, vx, vy, layer, progress, phase) of sorted or unsorted keys."""
+        k, x = np.divmod(keys, self.w)
+        k, y = np.divmod(k, self.h)
+        k, phase = np.divmod(k, self.phases)
+        k, progress = np.divmod(k, 2)
+        k, layer = np.divmod(k, 2)
+        vx, vy = np.divmod(k, self.rvy)
+        return x, y, vx - (self.w - 1), vy - (self.h - 1), layer, progress, phase
+
+
+# -- the search ----------------------------------------------------------------------
+
+CHUNK = 1 << 15
+"""States classified per call (keeps the nine-fold candidate arrays cache-friendly)."""
+LIMB_BITS = 24
+_LIMB_MASK = (1 << LIMB_BITS) - 1
+
+
+@dataclass
+class _Arrivals:
+    """The arriving moves of the last layer, as found (not yet reduced to the DAG)."""
+
+    src: list[np.ndarray]
+    fields: list[tuple[np.ndarray, ...]]  # (x, y, vx, vy, layer, progress)
+
+
+def explore(track: Track, mode: Mode = "exact", *, max_states: int = DEFAULT_MAX_STATES,
+            max_depth: int | None = None) -> SearchResult:
+    """Layered exploration from the configured car: m*, the optimal DAG, exact counts.
+
+    `max_states` bounds the stored states (a deterministic budget); `max_depth`
+    the number of moves. Neither depends on the machine.
+    """
+    geom = FastGeometry(track)
+    kmax = geom.k
+    key = StateKey(track.width, track.height, kmax + 1 if mode == "exact" else 1)
+    x0, y0 = track.car.position
+    first = tuple(np.array([v], dtype=np.int64) for v in (x0, y0, 0, 0, track.car.layer, 0, 0))
+    layers = [key.encode(*first)]
+    visited = layers[0].copy()
+    forward: list[tuple[np.ndarray, np.ndarray]] = []
+    total, t = 1, 0
+    while True:
+        if max_depth is not None and t >= max_depth:
+            return _stopped(mode, "depth", total, t,
+                            f"no arrival within {max_depth} moves ({total:,} states)")
+        succ, src, arrivals = _expand(geom, key, layers[t], t, mode)
+        if arrivals.src:
+            dag = _finish(geom, key, layers, forward, arrivals, mode)
+            return SearchResult(mode, "arrived", True, dag.m_star, dag.total, dag.final_counts,
+                                dag, total, t + 1, f"m* = {dag.m_star}")
+        new, pos, edges = _new_states(succ, src, visited)
+        if total + len(new) > max_states:
+            return _stopped(mode, "budget", total, t,
+                            f"state budget of {max_states:,} exceeded: layer {t + 1} would "
+                            f"bring the stored states to {total + len(new):,}")
+        visited = np.insert(visited, pos, new)
+        layers.append(new)
+        forward.append(edges)
+        total += len(new)
+        t += 1
+        if len(new) == 0:
+            return SearchResult(mode, "unreachable", False, None, 0, (), None, total, t,
+                                f"no arrival: all {total:,} reachable states explored")
+
+
+def _stopped(mode: Mode, status: Status, total: int, depth: int, message: str
+             ) -> SearchResult:
+    return SearchResult(mode, status, None, None, 0, (), None, total, depth, message)
+
+
+def _layer_fields(key: StateKey, keys: np.ndarray, t: int, kmax: int, mode: Mode
+                  ) -> tuple[np.ndarray, ...]:
+    """Decoded states of layer t; in editor mode the phase is min(t, K)."""
+    fields = key.decode(keys)
+    if mode == "editor":
+        fields = (*fields[:6], np.full(len(keys), min(t, kmax), dtype=np.int64))
+    return fields
+
+
+def _expand(geom: FastGeometry, key: StateKey, keys: np.ndarray, t: int, mode: Mode
+            ) -> tuple[np.ndarray, np.ndarray, _Arrivals]:
+    """Successor keys and sources of a layer, or its arriving moves if it has any."""
+    kmax = geom.k
+    arrivals = _Arrivals([], [])
+    succ: list[np.ndarray] = []
+    srcs: list[np.ndarray] = []
+    for lo in range(0, len(keys), CHUNK):
+        fields = _layer_fields(key, keys[lo: lo + CHUNK], t, kmax, mode)
+        m = geom.classify(*fields)
+        ok = m.code == OK
+        arr = np.flatnonzero(ok & m.arrives)
+        if len(arr):
+            arrivals.src.append(m.src[arr] + lo)
+            arrivals.fields.append(tuple(getattr(m, f)[arr] for f in
+                                         ("x", "y", "vx", "vy", "layer", "progress")))
+        if arrivals.src:
+            continue  # this is the last layer: only arrivals matter now
+        go = np.flatnonzero(ok)
+        phase = np.minimum(fields[6][m.src[go]] + 1, kmax) if mode == "exact" else 0
+        phase = np.broadcast_to(np.asarray(phase, dtype=np.int64), go.shape)
+        succ.append(key.encode(m.x[go], m.y[go], m.vx[go], m.vy[go], m.layer[go],
+                               m.progress[go], phase))
+        srcs.append(m.src[go] + lo)
+    if arrivals.src or not succ:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), arrivals
+    return np.concatenate(succ), np.concatenate(srcs), arrivals
+
+
+def _new_states(succ: np.ndarray, src: np.ndarray, visited: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The states first reached now (sorted keys), their insertion points in `visited`,
+    and the moves into them as int32 (src, dst) edges."""
+    uniq, inverse = np.unique(succ, return_inverse=True)
+    pos = np.searchsorted(visited, uniq)
+    seen = np.zeros(len(uniq), dtype=bool)
+    inside = pos < len(visited)
+    seen[inside] = visited[pos[inside]] == uniq[inside]
+    fresh = ~seen
+    index = np.where(fresh, np.cumsum(fresh) - 1, -1)
+    dst = index[inverse.ravel()]
+    keep = dst >= 0
+    edges = (src[keep].astype(np.int32), dst[keep].astype(np.int32))
+    return uniq[fresh], pos[fresh], edges
+
+
+def _finish(geom: FastGeometry, key: StateKey, layers: list[np.ndarray],
+            forward: list[tuple[np.ndarray, np.ndarray]], arrivals: _Arrivals,
+            mode: Mode) -> LayeredDag:
+    """Backward pass to the optimal DAG, then exact counts forward."""
+    last = len(layers) - 1
+    a_src = np.concatenate(arrivals.src)
+    a_fields = [np.concatenate(parts) for parts in zip(*arrivals.fields, strict=True)]
+    keep = [np.zeros(len(k), dtype=bool) for k in layers]
+    keep[last][a_src] = True
+    for t in range(last - 1, -1, -1):
+        src, dst = forward[t]
+        keep[t][src[keep[t + 1][dst]]] = True
+    remap = [np.cumsum(kt) - 1 for kt in keep]
+    dag_layers = tuple(StateLayer(*_layer_fields(key, layers[t][keep[t]], t, geom.k, mode))
+                       for t in range(last + 1))
+    dag_edges = []
+    for t in range(last):
+        src, dst = forward[t]
+        m = keep[t][src] & keep[t + 1][dst]
+        dag_edges.append((remap[t][src[m]].astype(np.int64), remap[t + 1][dst[m]].astype(np.int64)))
+    arrive_src = remap[last][a_src].astype(np.int64)
+    kin = np.stack(a_fields[:5], axis=1)
+    finals_rows, arrive_final = np.unique(kin, axis=0, return_inverse=True)
+    arrive_final = arrive_final.ravel().astype(np.int64)
+    finals = FinalStates(*(np.ascontiguousarray(finals_rows[:, j]) for j in range(5)))
+    limbs = _forward_limbs([len(layer) for layer in dag_layers], dag_edges)
+    arrival_limbs = limbs[last][:, arrive_src]
+    final_limbs = _sum_limbs(arrival_limbs, arrive_final, len(finals))
+    final_counts = tuple(int(c) for c in _to_ints(final_limbs))
+    return LayeredDag(mode, last + 1, dag_layers, tuple(dag_edges), arrive_src, arrive_final,
+                      *a_fields, finals, tuple(_to_ints(c) for c in limbs),
+                      _to_ints(arrival_limbs), final_counts, sum(final_counts))
+
+
+# -- exact counts in 24-bit limbs ----------------------------------------------------
+
+
+def _forward_limbs(sizes: list[int], edges: list[tuple[np.ndarray, np.ndarray]]
+                   ) -> list[np.ndarray]:
+    """Path counts per layer as (limbs, states) int64 arrays, limb j weighing 2^(24 j)."""
+    cur = np.ones((1, sizes[0]), dtype=np.int64)
+    out = [cur]
+    for t, (src, dst) in enumerate(edges):
+        cur = _sum_limbs(cur[:, src], dst, sizes[t + 1])
+        out.append(cur)
+    return out
+
+
+def _sum_limbs(values: np.ndarray, into: np.ndarray, size: int) -> np.ndarray:
+    """Exact sums of limb columns grouped by `into`, carried back to 24-bit limbs.
+
+    Each limb is summed by `np.bincount` in float64: every term is below 2^24 and
+    no group has 2^29 terms, so every partial sum is an integer below 2^53 (exact).
+    """
+    if len(into) and np.bincount(into).max() >= 1 << 29:
+        raise ValueError("too many terms in one exact limb sum")
+    sums = [np.bincount(into, weights=row, minlength=size).astype(np.int64) for row in values]
+    out: list[np.ndarray] = []
+    carry = np.zeros(size, dtype=np.int64)
+    for row in sums:
+        row = row + carry
+        carry = row >> LIMB_BITS
+        out.append(row & _LIMB_MASK)
+    while carry.any():
+        out.append(carry & _LIMB_MASK)
+        carry >>= LIMB_BITS
+    return np.stack(out) if out else np.zeros((1, size), dtype=np.int64)
+
+
+def _to_ints(limbs: np.ndarray) -> np.ndarray:
+    """Limb columns as a numpy object array of Python ints."""
+    total = np.zeros(limbs.shape[1], dtype=object)
+    for j in range(limbs.shape[0] - 1, -1, -1):
+        total = total * (1 << LIMB_BITS) + limbs[j].astype(object)
+    return total
