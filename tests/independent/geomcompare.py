@@ -49,9 +49,10 @@ def sample_states(track: Track, n: int, seed: int, vmax: int = 6) -> np.ndarray:
     return np.stack([x, y, vx, vy, layer, progress, phase], axis=1).astype(np.int64)
 
 
-def compare_with_verify(track: Track, states: np.ndarray) -> list[str]:
+def compare_with_verify(track: Track, states: np.ndarray,
+                        fast: FastGeometry | None = None) -> list[str]:
     """Every move of every state by both geometries; returns the disagreements (empty: agree)."""
-    fast = FastGeometry(track)
+    fast = fast or FastGeometry(track)
     ref = Geometry(track)
     m = fast.classify(*(states[:, j] for j in range(7)))
     out = []
