@@ -196,8 +196,11 @@ class FastGeometry:
                      vy: np.ndarray, code: np.ndarray, layer: np.ndarray,
                      progress: np.ndarray, arrives: np.ndarray) -> None:
         """Check the live candidates, one displacement at a time, writing results in place."""
-        bound = max(self.width, self.height)
-        vcode = (vx[live] + bound) * (2 * bound + 1) + (vy[live] + bound)
+        gx, gy = vx[live], vy[live]
+        x0, y0 = int(gx.min()), int(gy.min())
+        vcode = (gx - x0) * (int(gy.max()) - y0 + 1) + (gy - y0)
+        if int(vcode.max()) < 1 << 15:  # numpy sorts 16-bit integers by radix
+            vcode = vcode.astype(np.int16)
         order = np.argsort(vcode, kind="stable")
         sorted_codes = vcode[order]
         cuts = np.flatnonzero(np.diff(sorted_codes)) + 1
@@ -219,8 +222,8 @@ class FastGeometry:
         if self.two_layers:
             ok, cur, layer_at = self._walk_layers(base, offsets, cur)
         else:
-            cells = base[:, None] + offsets[None, :]
-            ok = self.drive[cells].all(axis=1) if len(offsets) else np.ones(len(rows), bool)
+            cells = base.astype(np.int32)[:, None] + offsets.astype(np.int32)[None, :]
+            ok = self.drive[cells].all(axis=1)
             layer_at = None
         bad = np.zeros(len(rows), dtype=np.int8)
         bad[~ok] = OFF_TRACK

@@ -127,8 +127,8 @@ def test_llanura_count_exceeds_10_to_the_27_exactly() -> None:
     assert isinstance(r.optimal_count, int)
 
 
-@pytest.mark.parametrize("text", [corridor(200, 5), open_area(40, 20, 34), open_area(25, 3, 20)],
-                         ids=["corridor200x5", "open40", "open25"])
+@pytest.mark.parametrize("text", [corridor(1000, 5), open_area(40, 20, 34), open_area(25, 3, 20)],
+                         ids=["corridor1000x5", "open40", "open25"])
 def test_generated_tracks_agree_with_the_oracle(text: str) -> None:
     assert_same(parse_track(text.encode(), "<generated>"), "exact")
 
