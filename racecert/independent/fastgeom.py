@@ -287,6 +287,8 @@ class FastGeometry:
         den = 2 * abs(vf)
         num = (2 * line.k + 1 - 2 * fixed) * sign
         hit = (num > 0) & (num < den)
+        if not hit.any():  # no move of the group straddles the line
+            return hit, num, den
         doubled = 2 * span * den + 2 * vs * num  # (doubled span coordinate at t) · den
         hit &= (doubled >= (2 * line.lo - 1) * den) & (doubled <= (2 * line.hi + 1) * den)
         # the first touched cell beyond the line: its coordinate along the fixed axis

@@ -70,3 +70,34 @@ def compare_with_verify(track: Track, states: np.ndarray,
             if mine != theirs:
                 out.append(f"{row} accel {acc}: fastgeom {mine}, verify {theirs} ({v.reason})")
     return out
+
+
+def reachable_states(track: Track, limit: int) -> np.ndarray:
+    """Every state reachable from the car without arriving (exact key), as rows; if there are
+    more than `limit`, a deterministic sample of `limit` of them (evenly spaced by key)."""
+    g = FastGeometry(track)
+    w, h = track.width, track.height
+    dims = (2 * w, 2 * h, 2, 2, g.k + 1, h, w)  # vx + w, vy + h, layer, progress, phase, y, x
+
+    def key(r: np.ndarray) -> np.ndarray:
+        return np.ravel_multi_index((r[:, 2] + w, r[:, 3] + h, r[:, 4], r[:, 5], r[:, 6],
+                                     r[:, 1], r[:, 0]), dims)
+
+    x0, y0 = track.car.position
+    frontier = np.array([[x0, y0, 0, 0, track.car.layer, 0, 0]], dtype=np.int64)
+    rows, seen = [frontier], key(frontier)
+    while len(frontier):
+        m = g.classify(*(frontier[:, j] for j in range(7)))
+        ok = (m.code == OK) & ~m.arrives
+        phase = np.minimum(frontier[m.src, 6] + 1, g.k)
+        nxt = np.stack([m.x, m.y, m.vx, m.vy, m.layer, m.progress, phase], axis=1)[ok]
+        k, first = np.unique(key(nxt), return_index=True)
+        new = ~np.isin(k, seen)
+        frontier = nxt[first[new]]
+        seen = np.union1d(seen, k[new])
+        rows.append(frontier)
+    out = np.concatenate(rows)
+    out = out[np.argsort(key(out))]
+    if len(out) > limit:
+        out = out[np.linspace(0, len(out) - 1, limit).astype(np.int64)]
+    return out
