@@ -3,16 +3,18 @@
 `racecert.independent.search` counts optimal trajectories in 24-bit limbs. This
 module re-checks what it claims with separate code and Python-int arithmetic:
 
-1. **shape**: layer 0 is the configured car at rest (progress 0, phase 0) with
-   count 1; there are m* layers and m* − 1 edge sets; every state of layer t has
-   phase min(t, K); states of a layer are distinct; indices are in range.
+1. **shape**: layer 0 is the initial state (by default the configured car at
+   rest) with count 1; there are m* layers and m* − 1 edge sets; every state of
+   layer t has phase min(phase₀ + t, K); states of a layer are distinct; indices
+   are in range.
 2. **moves** (re-derived by `FastGeometry` from every DAG state):
    - every recorded edge t → t+1 is a valid, non-arriving move whose result is
      exactly the destination state (position, velocity, layer, progress, phase);
    - every valid non-arriving move from a layer-t state to a state of layer t+1
      is recorded (a dropped move fails here, even with counts made consistent);
-   - no DAG state of layers 0..m*−2 has an arriving move (m* would be smaller);
-   - the arriving moves of layer m*−1 are exactly the recorded arrivals, and
+   - no DAG state of layers 0..m*−2 has an (accepted) arriving move (m* would be
+     smaller); a rejected arrival ends there, it is never an edge;
+   - the (accepted) arriving moves of layer m*−1 are exactly the recorded ones, and
      each points to the final state equal to its kinematic (x, y, vx, vy, layer);
    - every DAG state but the last layer's has a recorded move out, and every
      state of layers 1..m*−1 a recorded move in (each lies on an optimal path).
@@ -35,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from racecert.independent.fastgeom import OK, FastGeometry, Moves
-from racecert.independent.search import LayeredDag, StateLayer
+from racecert.independent.search import AcceptFn, LayeredDag, StateLayer, initial_state
 from racecert.model.track import Track
 
 
@@ -67,16 +69,25 @@ class _RowKeys:
         return ((k * 2 + layer) * 2 + progress) * self.phases + phase
 
 
-def check_count_certificate(track: Track, dag: LayeredDag) -> CountCheck:
-    """Re-check the DAG's moves (independent geometry) and its exact counts."""
+def check_count_certificate(track: Track, dag: LayeredDag, *,
+                            initial: tuple[int, ...] | None = None,
+                            accept: AcceptFn | None = None) -> CountCheck:
+    """Re-check the DAG's moves (independent geometry) and its exact counts.
+
+    `initial` and `accept` must be those the DAG was searched with (see `explore`):
+    the start state, and the filter that says which arriving moves count.
+    """
     geom = FastGeometry(track)
     derived = 0
+    start = initial if initial is not None else initial_state(track)
+    if dag.mode == "editor":
+        start = (*start[:6], 0)
     try:
-        _check_shape(track, dag, geom.k)
+        _check_shape(dag, geom.k, tuple(start))
         rowkey = _RowKeys(track, geom.k + 1)
         for t in range(dag.m_star):
             derived += 9 * len(dag.layers[t])
-            _check_moves(geom, rowkey, dag, t)
+            _check_moves(geom, rowkey, dag, t, accept)
         _check_counts(dag)
     except _Failed as exc:
         return CountCheck(False, str(exc), dag.size, derived)
@@ -87,21 +98,20 @@ def _fields(layer: StateLayer) -> tuple[np.ndarray, ...]:
     return (layer.x, layer.y, layer.vx, layer.vy, layer.layer, layer.progress, layer.phase)
 
 
-def _check_shape(track: Track, dag: LayeredDag, kmax: int) -> None:
+def _check_shape(dag: LayeredDag, kmax: int, start: tuple[int, ...]) -> None:
     m = dag.m_star
     if m < 1 or len(dag.layers) != m or len(dag.edges) != m - 1 or len(dag.counts) != m:
         raise _Failed(f"m* = {m} but {len(dag.layers)} layers, {len(dag.edges)} edge sets, "
                       f"{len(dag.counts)} count arrays")
-    x0, y0 = track.car.position
-    if len(dag.layers[0]) != 1 or dag.layers[0].row(0) != (x0, y0, 0, 0, track.car.layer, 0, 0):
-        raise _Failed("layer 0 is not the configured car at rest")
+    if len(dag.layers[0]) != 1 or dag.layers[0].row(0) != start:
+        raise _Failed(f"layer 0 is not the initial state {start}")
     if list(dag.counts[0]) != [1]:
         raise _Failed("the initial state's count is not 1")
     for t, layer in enumerate(dag.layers):
         if len(dag.counts[t]) != len(layer) or len(layer) == 0:
             raise _Failed(f"layer {t}: {len(layer)} states, {len(dag.counts[t])} counts")
-        if np.any(layer.phase != min(t, kmax)):
-            raise _Failed(f"layer {t}: a phase differs from min({t}, K)")
+        if np.any(layer.phase != min(start[6] + t, kmax)):
+            raise _Failed(f"layer {t}: a phase differs from min(initial phase + {t}, K)")
     for t, (src, dst) in enumerate(dag.edges):
         if len(src) != len(dst) or np.any(src < 0) or np.any(dst < 0) or (
                 len(src) and (src.max() >= len(dag.layers[t])
@@ -116,7 +126,8 @@ def _check_shape(track: Track, dag: LayeredDag, kmax: int) -> None:
         raise _Failed("final counts and final states are not aligned")
 
 
-def _check_moves(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int) -> None:
+def _check_moves(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int,
+                 accept: AcceptFn | None) -> None:
     """Re-derive every move of layer t and compare with the recorded edges / arrivals."""
     here = dag.layers[t]
     keys_here = rowkey(*_fields(here))
@@ -125,12 +136,15 @@ def _check_moves(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int) 
     m = geom.classify(*_fields(here))
     ok = m.code == OK
     arriving = np.flatnonzero(ok & m.arrives)
+    if len(arriving) and accept is not None:
+        arriving = arriving[accept(m.x[arriving], m.y[arriving], m.vx[arriving],
+                                   m.vy[arriving], m.layer[arriving], m.progress[arriving])]
     last = t == dag.m_star - 1
     if not last:
         if len(arriving):
             i = int(m.src[arriving[0]])
             raise _Failed(f"layer {t} state {here.row(i)} arrives in {t + 1} < m* moves")
-        _compare_edges(geom, rowkey, dag, t, m.take(np.flatnonzero(ok)))
+        _compare_edges(geom, rowkey, dag, t, m.take(np.flatnonzero(ok & ~m.arrives)))
     else:
         _compare_arrivals(dag, m.take(arriving))
 
@@ -141,7 +155,7 @@ def _compare_edges(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int
     keys_next = rowkey(*_fields(nxt))
     order = np.argsort(keys_next)
     sorted_next = keys_next[order]
-    phase = np.full(len(valid.x), min(t + 1, geom.k), dtype=np.int64)
+    phase = np.full(len(valid.x), min(int(dag.layers[t].phase[0]) + 1, geom.k), dtype=np.int64)
     got = rowkey(valid.x, valid.y, valid.vx, valid.vy, valid.layer, valid.progress, phase)
     pos = np.minimum(np.searchsorted(sorted_next, got), len(sorted_next) - 1)
     found = sorted_next[pos] == got

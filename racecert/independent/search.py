@@ -41,8 +41,9 @@ The DAG interface (`LayeredDag`, frozen; all arrays are int64 numpy arrays):
   ``arrival_counts`` (object array, aligned with the arriving moves) and
   ``final_counts`` (tuple of int, aligned with ``finals``) and ``total`` follow.
 
-`explore(track, mode, max_states=..., max_depth=None) -> SearchResult` runs the
-search; `SearchResult.status` is "arrived", "unreachable", "depth" (no arrival
+`explore(track, mode, max_states=..., max_depth=None, initial=None, accept=None)
+-> SearchResult` runs the search (`initial`: another start state; `accept`: which
+arriving moves count, e.g. only continuable ones for m_cont); `SearchResult.status` is "arrived", "unreachable", "depth" (no arrival
 within ``max_depth`` moves) or "budget" (more than ``max_states`` states would have
 been stored; ``message`` says where). The budget is in states, so a result does
 not depend on the machine.
@@ -53,6 +54,7 @@ not depend on the machine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -62,6 +64,8 @@ from racecert.independent.fastgeom import OK, FastGeometry
 from racecert.model.track import Track
 
 Mode = Literal["exact", "editor"]
+AcceptFn = Callable[..., np.ndarray]
+"""accept(x, y, vx, vy, layer, progress) -> bool mask over the arrived states."""
 Status = Literal["arrived", "unreachable", "depth", "budget"]
 DEFAULT_MAX_STATES = 20_000_000
 """The default state budget. Peak memory is about 170 bytes per stored state on open
@@ -208,17 +212,25 @@ class _Arrivals:
 
 
 def explore(track: Track, mode: Mode = "exact", *, max_states: int = DEFAULT_MAX_STATES,
-            max_depth: int | None = None) -> SearchResult:
+            max_depth: int | None = None, initial: tuple[int, ...] | None = None,
+            accept: AcceptFn | None = None) -> SearchResult:
     """Layered exploration from the configured car: m*, the optimal DAG, exact counts.
 
     `max_states` bounds the stored states (a deterministic budget); `max_depth`
-    the number of moves. Neither depends on the machine.
+    the number of moves. Neither depends on the machine. `initial` replaces the
+    configured car at rest by another state (x, y, vx, vy, layer, progress, phase);
+    `accept` filters arriving moves (given the arrived states' arrays x, y, vx, vy,
+    layer, progress, it returns a keep-mask): a rejected arrival just ends there,
+    and m* becomes the first depth with an accepted one (e.g. a continuable one).
+    Without a phase in the key (editor) the initial phase is taken as 0.
     """
     geom = FastGeometry(track)
     kmax = geom.k
     key = StateKey(track.width, track.height, kmax + 1 if mode == "exact" else 1)
-    x0, y0 = track.car.position
-    first = tuple(np.array([v], dtype=np.int64) for v in (x0, y0, 0, 0, track.car.layer, 0, 0))
+    start = initial if initial is not None else initial_state(track)
+    if mode == "editor":
+        start = (*start[:6], 0)
+    first = tuple(np.array([v], dtype=np.int64) for v in start)
     layers = [key.encode(*first)]
     visited = layers[0].copy()
     forward: list[tuple[np.ndarray, np.ndarray]] = []
@@ -227,7 +239,7 @@ def explore(track: Track, mode: Mode = "exact", *, max_states: int = DEFAULT_MAX
         if max_depth is not None and t >= max_depth:
             return _stopped(mode, "depth", total, t,
                             f"no arrival within {max_depth} moves ({total:,} states)")
-        succ, src, arrivals = _expand(geom, key, layers[t], t, mode)
+        succ, src, arrivals = _expand(geom, key, layers[t], t, mode, accept)
         if arrivals.src:
             dag = _finish(geom, key, layers, forward, arrivals, mode)
             return SearchResult(mode, "arrived", True, dag.m_star, dag.total, dag.final_counts,
@@ -247,6 +259,12 @@ def explore(track: Track, mode: Mode = "exact", *, max_states: int = DEFAULT_MAX
                                 f"no arrival: all {total:,} reachable states explored")
 
 
+def initial_state(track: Track) -> tuple[int, int, int, int, int, int, int]:
+    """The configured car at rest: (x, y, 0, 0, layer, progress 0, phase 0)."""
+    x0, y0 = track.car.position
+    return (x0, y0, 0, 0, track.car.layer, 0, 0)
+
+
 def _stopped(mode: Mode, status: Status, total: int, depth: int, message: str
              ) -> SearchResult:
     return SearchResult(mode, status, None, None, 0, (), None, total, depth, message)
@@ -261,8 +279,8 @@ def _layer_fields(key: StateKey, keys: np.ndarray, t: int, kmax: int, mode: Mode
     return fields
 
 
-def _expand(geom: FastGeometry, key: StateKey, keys: np.ndarray, t: int, mode: Mode
-            ) -> tuple[np.ndarray, np.ndarray, _Arrivals]:
+def _expand(geom: FastGeometry, key: StateKey, keys: np.ndarray, t: int, mode: Mode,
+            accept: AcceptFn | None) -> tuple[np.ndarray, np.ndarray, _Arrivals]:
     """Successor keys and sources of a layer, or its arriving moves if it has any."""
     kmax = geom.k
     arrivals = _Arrivals([], [])
@@ -273,13 +291,16 @@ def _expand(geom: FastGeometry, key: StateKey, keys: np.ndarray, t: int, mode: M
         m = geom.classify(*fields)
         ok = m.code == OK
         arr = np.flatnonzero(ok & m.arrives)
+        if len(arr) and accept is not None:
+            arr = arr[accept(*(getattr(m, f)[arr] for f in
+                               ("x", "y", "vx", "vy", "layer", "progress")))]
         if len(arr):
             arrivals.src.append(m.src[arr] + lo)
             arrivals.fields.append(tuple(getattr(m, f)[arr] for f in
                                          ("x", "y", "vx", "vy", "layer", "progress")))
         if arrivals.src:
             continue  # this is the last layer: only arrivals matter now
-        go = np.flatnonzero(ok)
+        go = np.flatnonzero(ok & ~m.arrives)  # an arrival, accepted or not, ends there
         phase = np.minimum(fields[6][m.src[go]] + 1, kmax) if mode == "exact" else 0
         phase = np.broadcast_to(np.asarray(phase, dtype=np.int64), go.shape)
         succ.append(key.encode(m.x[go], m.y[go], m.vx[go], m.vy[go], m.layer[go],

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import corridor, open_area
+from racecert.independent.countcheck import check_count_certificate
 from racecert.independent.search import (
     LIMB_BITS,
     LayeredDag,
@@ -194,3 +195,30 @@ def test_random_tracks_agree_with_the_brute_force(g: GeneratedTrack) -> None:
     visits = {(layer.row(i)[:6], t) for t, layer in enumerate(r.dag.layers)
               for i in range(len(layer))}
     assert visits == set(b.optimal_visits)
+
+
+def test_initial_state_and_arrival_filter_agree_with_the_oracle() -> None:
+    """From an optimal final state into the next lap, and with only some arrivals accepted."""
+    from racecert.model.rules import CarState
+
+    track = load_track(str(TRACKS / "ocho.toml"))
+    first = explore(track)
+    assert first.dag is not None
+    d = first.dag
+    start = (int(d.arrive_x[0]), int(d.arrive_y[0]), int(d.arrive_vx[0]), int(d.arrive_vy[0]),
+             int(d.arrive_layer[0]), int(d.arrive_progress[0]), 0)
+    mine = explore(track, initial=start)
+    theirs = layered_bfs(track, initial=CarState(*start))
+    assert independent_view(mine) == oracle_view(theirs)
+    assert check_count_certificate(track, mine.dag, initial=start).ok  # type: ignore[arg-type]
+    assert not check_count_certificate(track, mine.dag).ok  # type: ignore[arg-type]
+
+    def mine_ok(x, y, vx, vy, layer, progress):  # type: ignore[no-untyped-def]
+        return vy == -1
+
+    filtered = explore(track, accept=mine_ok)
+    oracle = layered_bfs(track, accept_arrival=lambda s: s.vy == -1)
+    assert filtered.m_star is not None and filtered.m_star > first.m_star  # type: ignore[operator]
+    assert independent_view(filtered) == oracle_view(oracle)
+    assert check_count_certificate(track, filtered.dag, accept=mine_ok).ok  # type: ignore[arg-type]
+    assert not check_count_certificate(track, filtered.dag).ok  # type: ignore[arg-type]
