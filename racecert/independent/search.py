@@ -43,10 +43,11 @@ The DAG interface (`LayeredDag`, frozen; all arrays are int64 numpy arrays):
 
 `explore(track, mode, max_states=..., max_depth=None, initial=None, accept=None)
 -> SearchResult` runs the search (`initial`: another start state; `accept`: which
-arriving moves count, e.g. only continuable ones for m_cont); `SearchResult.status` is "arrived", "unreachable", "depth" (no arrival
-within ``max_depth`` moves) or "budget" (more than ``max_states`` states would have
-been stored; ``message`` says where). The budget is in states, so a result does
-not depend on the machine.
+arriving moves count, e.g. only continuable ones for m_cont); `SearchResult.status`
+is "arrived", "unreachable", "depth" (no arrival within ``max_depth`` moves) or
+"budget" (more than ``max_states`` states would have been stored; ``message`` says
+where). The budget is in states, so a result does not depend on the machine;
+transient memory per layer is at most about nine successors per stored state.
 
 >>> # r = explore(load_track("tracks/tiny_straight.toml")); r.m_star, r.optimal_count
 >>> # (3, 1)
