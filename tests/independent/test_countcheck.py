@@ -127,7 +127,7 @@ def test_a_wrong_initial_state_or_phase_fails() -> None:
     track, dag = _dag("tiny_opening_shadow.toml")
     first = dataclasses.replace(dag.layers[0], vx=np.array([1]))
     bad = dataclasses.replace(dag, layers=(first, *dag.layers[1:]))
-    assert "configured car" in check_count_certificate(track, bad).reason
+    assert "is not the initial state" in check_count_certificate(track, bad).reason
     two = dataclasses.replace(dag.layers[2], phase=dag.layers[2].phase + 1)
     bad = dataclasses.replace(dag, layers=(*dag.layers[:2], two, *dag.layers[3:]))
     assert "phase" in check_count_certificate(track, bad).reason
