@@ -10,7 +10,8 @@ import racecert.independent
 PACKAGE = Path(racecert.independent.__file__).parent
 ALLOWED_RACECERT = ("racecert.model.track", "racecert.model.errors", "racecert.verify.geometry",
                     "racecert.independent")
-ALLOWED_OTHER = ("__future__", "collections", "dataclasses", "fractions", "functools", "typing", "numpy")
+ALLOWED_OTHER = ("__future__", "collections", "dataclasses", "fractions", "functools", "typing",
+                 "numpy")
 
 
 def _imports(path: Path) -> set[str]:
