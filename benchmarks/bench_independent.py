@@ -85,7 +85,7 @@ def measure(name: str, mode: str) -> dict[str, object]:
 
 
 def _oracle(name: str, mode: str) -> dict[str, object]:
-    from racecert.solvers.bfs import layered_bfs
+    from racecert.oracle.bfs import layered_bfs
 
     r = layered_bfs(_track(name), mode)  # type: ignore[arg-type]
     return {"m_star": r.m_star, "optimal_count": str(r.optimal_count),

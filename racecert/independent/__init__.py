@@ -1,14 +1,18 @@
 """Independent machinery: re-derives the oracle's figures without sharing its code.
 
-Modules here may import only numpy, `racecert.model.track`, `racecert.model.errors`,
-the verify geometry (`racecert.verify.geometry`, which moves into this package) and
-each other — never `racecert.solvers`, `racecert.model.geometry`, `rules`, `states`
-or `topology`.
+Modules here may import only `racecert.model.track`, `racecert.model.errors` and
+each other (never the oracle, the analysis, or the model's geometry, rules, states,
+topology or radicals): `make lint` enforces it with import-linter, and
+`tests/test_import_contract.py` checks it transitively.
 
+- `geometry`: a second move validity (Liang–Barsky clipping with Fractions, scalar);
 - `fastgeom`: a vectorised second geometry in integer arithmetic (touched cells by
-  corner signs, entry order by cross-multiplication), batch move validity.
+  corner signs, entry order by cross-multiplication), batch move validity;
 - `search`: an independent layered exploration (exact and editor keys): m*, the
-  optimal layered DAG, exact counts by 24-bit limbs.
+  optimal layered DAG, exact counts by 24-bit limbs;
 - `countcheck`: re-checks a count certificate (every count is the sum of its
-  predecessors', with Python ints; every move between DAG states is in the DAG).
+  predecessors', with Python ints; every move between DAG states is in the DAG);
+- `movetable`, `cpsat`, `cpsat_lengths`, `sat`, `drup`: the time-indexed CP-SAT and
+  SAT models over move tables of the independent geometry, and the DRUP checker;
+- `interrupt`: Ctrl-C during a CP-SAT or python-sat solve becomes KeyboardInterrupt.
 """

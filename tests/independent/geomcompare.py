@@ -14,8 +14,8 @@ from racecert.independent.fastgeom import (
     ZERO,
     FastGeometry,
 )
+from racecert.independent.geometry import ACCELS, Geometry, VState
 from racecert.model.track import Track
-from racecert.verify.geometry import ACCELS, Geometry, VState
 
 _REASON_PREFIXES = (("zero velocity", ZERO), ("opening rule", OPENING),
                     ("leaves the grid", OFF_GRID), ("touches", OFF_TRACK),

@@ -1,6 +1,6 @@
 """The fast integer geometry against the verify geometry (move by move) and, here only, the model.
 
-`racecert.independent.fastgeom` must agree with `racecert.verify.geometry` on the
+`racecert.independent.fastgeom` must agree with `racecert.independent.geometry` on the
 touched cells of every displacement, and on every move of many states of every
 bundled track and of random tracks: validity, the reason class, the next state
 and the arrival. The model (`racecert.model.rules.apply_move`) is a third witness.
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from racecert.independent import geometry as verify
 from racecert.independent.fastgeom import (
     OK,
     OPENING,
@@ -30,7 +31,6 @@ from racecert.model.geometry import touched_offsets
 from racecert.model.parse import load_track
 from racecert.model.rules import CarState, apply_move
 from racecert.model.track import Track
-from racecert.verify import geometry as verify
 from tests.independent.geomcompare import compare_with_verify, reachable_states, sample_states
 from tests.model.test_rules import F_THEN_S, RAMPS, S_THEN_F
 from tests.strategies import TRACKS, GeneratedTrack, small_tracks

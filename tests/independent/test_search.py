@@ -1,7 +1,7 @@
 """The independent search against the BFS oracle (tests may import both sides).
 
 Every figure of `racecert.independent.search.explore` is compared with
-`racecert.solvers.bfs.layered_bfs` on every bundled track (both keys where an
+`racecert.oracle.bfs.layered_bfs` on every bundled track (both keys where an
 opening rule makes them differ), on random small tracks and on small versions
 of the generated benchmark tracks: reachability, m*, the exact total, the count
 per final state, the states explored, and the optimal DAG itself (its states
@@ -30,7 +30,7 @@ from racecert.independent.search import (
 )
 from racecert.model.parse import load_track, parse_track
 from racecert.model.track import Track
-from racecert.solvers.bfs import BfsResult, layered_bfs
+from racecert.oracle.bfs import BfsResult, layered_bfs
 from tests.bruteforce import WorkCapExceeded, enumerate_optimal
 from tests.strategies import TRACKS, GeneratedTrack, small_tracks
 
