@@ -15,8 +15,13 @@ from racecert.certification.checks_cpsat import (
 from racecert.certification.context import NamedCheck
 from racecert.certification.green_blue_checks import check_green_blue
 from racecert.certification.sat_checks import check_sat
+from racecert.certification.search_checks import check_move_validity, check_search
 
 CHECKS: tuple[NamedCheck, ...] = (
+    NamedCheck("move validity on every explored state: model rules vs fastgeom",
+               check_move_validity),
+    NamedCheck("reachable, m*, counts, final states: independent search + count certificate",
+               check_search),
     NamedCheck("move validity: model rules vs the independent geometry", check_geometry),
     NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*", check_m_star),
     NamedCheck("optimal count by CP-SAT enumeration", check_count),

@@ -18,6 +18,7 @@ import time
 from functools import lru_cache
 
 from racecert.certification.context import CertifyContext, CheckResult
+from racecert.certification.evidence import independent_search
 from racecert.certification.geometry_check import crosscheck_geometry
 from racecert.independent.cpsat import (
     ArrivalMode,
@@ -243,6 +244,7 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
         starts = sorted({(s.x, s.y, s.vx, s.vy, s.layer, s.progress if race else 0, s.phase)
                          for s in finals})
         ref_yes = cp_yes = checked = beyond = 0
+        verdicts: dict[tuple[int, ...], bool] = {}
         bad: list[str] = []
         stop = ""
         for init in starts:
@@ -265,6 +267,7 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
             checked += 1
             ref_yes += verdict_ref
             cp_yes += st == "ok"
+            verdicts[init] = st == "ok"
             if st == "ok" and wit is not None:
                 ok, why = _replay(track, wit, VState(*init))
                 if not ok:
@@ -288,13 +291,58 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
                        "(not confirmed)")
         if stop:
             reason += f"; {stop}"
-        complete = checked == len(starts)
-        verdict = "disagree" if bad else "agree" if complete and not beyond else "timeout"
-        out.append(CheckResult(fig, f"{ref_yes}/{checked}", CPSAT, f"{cp_yes}/{checked}",
+        complete = checked == len(starts) and not beyond
+        verdict = "disagree" if bad else "agree" if complete else "timeout"
+        oracle_count, method_count = _continuable_counts(ctx, race, verdicts)
+        if verdict == "agree" and oracle_count is not None:
+            if method_count is None:
+                verdict = "timeout"
+                reason += "; the independent search gave no arrival counts (its budget)"
+            elif method_count != oracle_count:
+                verdict = "disagree"
+                reason += (f"; continuable trajectories: oracle {oracle_count}, "
+                           f"independent {method_count}")
+            else:
+                reason += ("; the count sums the independent search's arrival counts over "
+                           "the arrivals CP-SAT continues")
+        out.append(CheckResult(fig, _str(oracle_count), CPSAT, _str(method_count),
                                verdict, reason, time.perf_counter() - t1,
                                tuple((f"mismatch {i + 1}", m) for i, m in enumerate(bad[:10]))
-                               + (("final states", str(len(starts))),)))
+                               + (("final states", str(len(starts))),
+                                  ("continuable final states", f"{cp_yes}/{checked} "
+                                   f"(oracle {ref_yes}/{checked})"))))
     return out
+
+
+def _str(v: int | None) -> str | None:
+    return None if v is None else str(v)
+
+
+def _continuable_counts(ctx: CertifyContext, race: bool,
+                        verdicts: dict[tuple[int, ...], bool]) -> tuple[int | None, int | None]:
+    """The oracle's continuable count (race rule or editor certification) and the same
+    figure from independent pieces: the independent search's arrival counts summed over
+    the arrivals whose arrived state CP-SAT continues (None when a piece is missing)."""
+    a = ctx.analysis
+    c = None if a is None else a.continuity
+    oracle = None if c is None or not c.applicable else (
+        c.continuable_count if race else c.continuable_count_editor)
+    res = independent_search(ctx.track, ctx.max_states)
+    dag = res.dag
+    if dag is None or res.m_star is None:
+        return oracle, None
+    k = ctx.track.opening.moves if ctx.track.opening else 0
+    phase = min(res.m_star, k)
+    total = 0
+    for i in range(len(dag.arrive_src)):
+        key = (int(dag.arrive_x[i]), int(dag.arrive_y[i]), int(dag.arrive_vx[i]),
+               int(dag.arrive_vy[i]), int(dag.arrive_layer[i]),
+               int(dag.arrive_progress[i]) if race else 0, phase)
+        if key not in verdicts:
+            return oracle, None
+        if verdicts[key]:
+            total += int(dag.arrival_counts[i])
+    return oracle, total
 
 
 def _continuation_oracle(track: Track):

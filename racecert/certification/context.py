@@ -82,6 +82,7 @@ class CertifyContext:
     count_limit: int = 20_000
     geometry_max_states: int = 60_000
     continuity_max_states: int | None = None  # None: every optimal final state
+    max_states: int = 20_000_000  # state budget of the independent searches
     out_dir: Path | None = None
     analysis: Analysis | None = None  # the oracle's full figures (exact key)
 
