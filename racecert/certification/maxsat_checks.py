@@ -9,7 +9,7 @@ Two sides, sharing only the exact arithmetic (`RadicalSum`):
   must not import analysis/), and with no float shortcut.
 - Independent side: `racecert.independent.maxsat.extreme_trajectories`, best-first
   RC2 enumeration over the CNF of the verify move table
-  (`racecert.independent.movetable`, `table_successors`), never the BFS's moves.
+  (`racecert.independent.movetable`, `race_rules.table_successors`), never the BFS's moves.
 
 Both range over every optimal trajectory (every arrival at move m*); the
 report's eligibility filter (continuable arrivals) is not applied. A check
@@ -28,12 +28,16 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from racecert.certification.checks_cpsat import move_table
 from racecert.certification.context import CertifyContext, CheckResult
-from racecert.certification.sat_checks import table_successors
 from racecert.independent.geometry import Geometry
 from racecert.independent.maxsat import ExtremeResult, extreme_trajectories
-from racecert.independent.sat import State, Successors
+from racecert.independent.movetable import move_table
+from racecert.independent.race_rules import (
+    OpeningRule,
+    Successors,
+    initial_state,
+    table_successors,
+)
 from racecert.model.radicals import RadicalSum, length_of_moves
 from racecert.oracle.bfs import BfsResult, OptimalDag
 
@@ -165,8 +169,8 @@ def maxsat_checks(ctx: CertifyContext, successors: Successors | None = None
     refs = dag_extremes(bfs.dag)
     if successors is None:
         successors = table_successors(move_table(track, m), track)
-    k = track.opening.moves if track.opening else 0
-    s0: State = (*track.car.position, 0, 0, track.car.layer, 0)
+    k = OpeningRule.of(track).moves
+    s0 = initial_state(track)
     geometry = Geometry(track)
     setup = time.perf_counter() - t0
     out = []

@@ -32,7 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from racecert.independent.sat import State, Successors, build_reach_cnf
+from racecert.independent.race_rules import State, Successors
+from racecert.independent.sat import build_reach_cnf
 from racecert.model.track import Track
 
 SCALE = 10_000

@@ -25,7 +25,7 @@ from racecert.certification.sat_checks import (
 )
 from racecert.independent.drup import check_drup
 from racecert.independent.movetable import build_move_table
-from racecert.independent.sat import build_onehot_cnf, solve_onehot
+from racecert.independent.onehot import build_onehot_cnf, solve_onehot
 from racecert.model.parse import load_track
 from racecert.oracle.bfs import layered_bfs
 

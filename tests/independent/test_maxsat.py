@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from racecert.analysis import analyze
-from racecert.certification.sat_checks import table_successors
-from racecert.independent.geometry import ACCELS, Geometry
+from racecert.independent.geometry import Geometry
 from racecert.independent.maxsat import extreme_trajectories
 from racecert.independent.movetable import build_move_table
+from racecert.independent.race_rules import ACCELS, table_successors
 from racecert.model.parse import load_track
 from racecert.model.radicals import length_of_moves
 
