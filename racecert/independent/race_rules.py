@@ -85,6 +85,16 @@ def initial_state(track: Track) -> State:
 # -- the opening rule ----------------------------------------------------------------------
 
 
+def phase_after(phase: int, limit: int) -> int:
+    """The opening phase after one more move: min(phase + 1, K) for K = `limit`."""
+    return min(phase + 1, limit)
+
+
+def phase_at(moves_made: int, limit: int) -> int:
+    """The opening phase after `moves_made` moves from the initial state: min(t, K)."""
+    return min(moves_made, limit)
+
+
 def straight_axis(track: Track) -> Axis:
     """The axis of the car's initial direction: a `straight` opening keeps v' on it."""
     return "x" if track.car.direction in ("+x", "-x") else "y"
@@ -125,11 +135,11 @@ class OpeningRule:
 
     def phase_after(self, phase: int) -> int:
         """The phase after one more move: min(phase + 1, K)."""
-        return min(phase + 1, self.moves)
+        return phase_after(phase, self.moves)
 
     def phase_at(self, moves_made: int) -> int:
         """The phase after `moves_made` moves from the initial state: min(t, K)."""
-        return min(moves_made, self.moves)
+        return phase_at(moves_made, self.moves)
 
     # what the rule asks of v'
     def speed_cap(self, phase: int) -> int | None:

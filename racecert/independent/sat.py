@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from racecert.independent.race_rules import State, Successors
+from racecert.independent.race_rules import State, Successors, phase_after, phase_at
 from racecert.model.track import Line, Track
 
 RESTRICTION = ("variables restricted to the untimed closure of the move table from the "
@@ -150,7 +150,7 @@ def untimed_closure(successors: Successors, s0: State, phase_limit: int,
     stack = [(s0, 0)]
     while stack:
         s, ph = stack.pop()
-        nph = min(ph + 1, phase_limit)
+        nph = phase_after(ph, phase_limit)
         for nxt, arrives in successors(s, ph):
             if arrives or (nxt, nph) in seen:
                 continue
@@ -211,7 +211,7 @@ def build_reach_cnf(track: Track, successors: Successors, s0: State, horizon: in
         if t == 0:
             layer = [s0] if kin.allows(0, s0) else []
         else:
-            layer = [s for s in by_phase.get(min(t, phase_limit), []) if kin.allows(t, s)]
+            layer = [s for s in by_phase.get(phase_at(t, phase_limit), []) if kin.allows(t, s)]
         for s in layer:
             var_of[(t, s)] = len(var_of) + 1
         layers.append(layer)
@@ -219,7 +219,7 @@ def build_reach_cnf(track: Track, successors: Successors, s0: State, horizon: in
     goal: list[int] = []
     arrivals: dict[int, list[State]] = {}
     for t in range(horizon):
-        ph = min(t, phase_limit)
+        ph = phase_at(t, phase_limit)
         for p in layers[t]:
             vp = var_of[(t, p)]
             for nxt, arrives in successors(p, ph):
