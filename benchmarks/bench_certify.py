@@ -12,9 +12,9 @@ from pathlib import Path
 
 from benchmarks.generate import corridor, open_area
 from racecert.certification.certificate import certify
-from racecert.certification.checks_cpsat import move_table, race_model
 from racecert.certification.geometry_check import crosscheck_geometry
-from racecert.independent.cpsat import count_solutions, solve
+from racecert.independent.cpsat import count_solutions, race_model, solve
+from racecert.independent.movetable import move_table
 from racecert.model.parse import load_track, parse_track
 from racecert.model.track import Track
 from racecert.oracle.bfs import layered_bfs

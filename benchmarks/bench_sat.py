@@ -20,13 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from racecert.certification.checks_cpsat import move_table
 from racecert.certification.sat_checks import (
     ONEHOT_MAX_MSTAR,
     SAT_MAX_MSTAR,
     onehot_certificate,
     sat_certificate,
 )
+from racecert.independent.movetable import move_table
 from racecert.model.parse import load_track
 from racecert.oracle.bfs import layered_bfs
 

@@ -15,63 +15,23 @@ bound from every endable cell), never from the BFS.
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 
 from racecert.certification.context import CertifyContext, CheckResult
 from racecert.certification.evidence import independent_search
 from racecert.certification.geometry_check import crosscheck_geometry
-from racecert.independent.cpsat import (
-    ArrivalMode,
-    CpsatResult,
-    Opening,
-    RaceModel,
-    count_solutions,
-    solve,
-)
+from racecert.independent.cpsat import CpsatResult, count_solutions, race_model, solve
 from racecert.independent.geometry import Geometry, VState
-from racecert.independent.movetable import MoveTable, build_move_table
+from racecert.independent.movetable import (
+    MAX_TABLE_CANDIDATES,
+    MoveTable,
+    move_table,
+    table_candidates,
+)
 from racecert.model.rules import CarState
 from racecert.model.track import Track
 from racecert.oracle.bfs import layered_bfs
 
-# The table enumerates endable cells x displacements; above this many candidate
-# moves a CP-SAT check reports not-applicable instead of building it.
-MAX_TABLE_CANDIDATES = 6_000_000
 CPSAT = "CP-SAT time-indexed model"
-
-
-@lru_cache(maxsize=4)
-def move_table(track: Track, vmax: int) -> MoveTable:
-    """The verify move table for `track` with speed bound `vmax` (cached per run)."""
-    return build_move_table(track, vmax)
-
-
-def table_candidates(track: Track, vmax: int) -> int:
-    """An upper bound on the moves `build_move_table` considers (for the size guard)."""
-    cells = sum(row.count(".") + row.count("/") for row in track.ground)
-    if track.elevated is not None:
-        cells += sum(row.count("=") + row.count("/") for row in track.elevated)
-    vx, vy = min(vmax, track.width - 1), min(vmax, track.height - 1)
-    return cells * (2 * vx + 1) * (2 * vy + 1)
-
-
-def opening_of(track: Track) -> Opening | None:
-    """The opening rule in the model's terms."""
-    op = track.opening
-    if op is None:
-        return None
-    axis = ("x" if track.car.direction in ("+x", "-x") else "y") if op.straight else None
-    return Opening(op.moves, op.max_speed, axis)  # type: ignore[arg-type]
-
-
-def race_model(track: Track, table: MoveTable, horizon: int, arrival: ArrivalMode,
-               initial: tuple[int, int, int, int, int, int, int] | None = None) -> RaceModel:
-    """The CP-SAT model of `track` over `horizon` moves with the given table."""
-    if initial is None:
-        x, y = track.car.position
-        initial = (x, y, 0, 0, track.car.layer, 0, 0)
-    return RaceModel(horizon, track.width, track.height, table.rows, table.endable, initial,
-                     opening_of(track), arrival, track.layers)
 
 
 def _replay(track: Track, r: CpsatResult, initial: VState | None = None) -> tuple[bool, str]:

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from racecert.independent.geometry import ACCELS, Geometry, Verdict, VState
+from racecert.independent.geometry import Geometry, Verdict, VState
+from racecert.independent.race_rules import ACCELS
 from racecert.model.rules import CarState, StateArrays, VectorRaceRules, apply_move
 from racecert.model.track import Track
 

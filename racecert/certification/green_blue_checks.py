@@ -14,14 +14,10 @@ import time
 
 import sympy
 
-from racecert.certification.checks_cpsat import (
-    MAX_TABLE_CANDIDATES,
-    move_table,
-    race_model,
-    table_candidates,
-)
 from racecert.certification.context import CertifyContext, CheckResult
+from racecert.independent.cpsat import race_model
 from racecert.independent.cpsat_lengths import extreme_length
+from racecert.independent.movetable import MAX_TABLE_CANDIDATES, move_table, table_candidates
 
 METHOD = ("CP-SAT optimisation of a scaled length (|error| <= m*/2 units), then every "
           "trajectory of the error band with exact sympy lengths")

@@ -4,9 +4,9 @@ For a track whose BFS oracle reports m*, this module
 
 1. builds the allowed-move table with the independent geometry
    (`racecert.independent.movetable`), turns it into the successor function the
-   CNF encoder needs (`table_successors`: the opening rule, the start/finish
-   bookkeeping and arrival are applied here, from docs/rules.md, not taken from
-   racecert.model.rules);
+   CNF encoder needs (`racecert.independent.race_rules.table_successors`: the
+   opening rule, the start/finish bookkeeping and arrival of docs/rules.md, not
+   taken from racecert.model.rules);
 2. encodes "arrive within T moves" (`racecert.independent.sat`) for T = m*-1,
    solves it with a proof-logging solver, writes the DRUP proof to a file and
    checks it with `racecert.independent.drup.check_drup` (the lower bound: no
@@ -21,7 +21,7 @@ says so in its reason.
 
 That reachability-cut CNF is refuted by unit propagation alone, so its proof has no
 lemma. A second lower bound (`onehot_checks`) encodes the same question as the factored
-one-hot CNF of `racecert.independent.sat.build_onehot_cnf` (one-hot coordinates, velocities
+one-hot CNF of `racecert.independent.onehot.build_onehot_cnf` (one-hot coordinates, velocities
 and cells per time step): its refutation needs search, and the solver's DRUP proof, with
 real lemmas, is written to a file and checked by `check_drup`. Its T = m* model is
 replayed by the independent geometry as well (the encoding admits real trajectories).
@@ -34,27 +34,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from racecert.certification.checks_cpsat import move_table
 from racecert.certification.context import CertifyContext, CheckResult
 from racecert.independent.drup import DrupResult, check_drup
 from racecert.independent.geometry import Geometry
-from racecert.independent.movetable import MoveTable
-from racecert.independent.sat import (
-    RESTRICTION,
+from racecert.independent.movetable import MoveTable, move_table
+from racecert.independent.onehot import (
     OneHotCnf,
     OneHotSolve,
+    build_onehot_cnf,
+    solve_onehot,
+)
+from racecert.independent.race_rules import (
+    OpeningRule,
     State,
     Successors,
-    build_onehot_cnf,
+    initial_state,
+    table_successors,
+)
+from racecert.independent.sat import (
+    RESTRICTION,
+    SolverBudgetExceeded,
     build_reach_cnf,
-    solve_onehot,
     solve_reach,
     untimed_closure,
+    write_dimacs,
 )
-from racecert.model.track import DIRECTION_VECTORS, Track
+from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult
 
-ACCELS = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
 SAT_MAX_MSTAR = 60
 """Tracks with a larger m* are reported as not applicable (size limit of the pure-Python
 encoder and checker; see docs/crosscheck.md)."""
@@ -70,60 +77,6 @@ UPPER_ONEHOT = "m* upper bound, one-hot CNF"
 ONEHOT_DOMAINS = ((True, True), (True, False), (False, False))
 """(backward, cells) options of build_onehot_cnf, strongest first: when the proof of one
 is empty (refuted by unit propagation alone) the next, weaker domain is tried."""
-
-
-def table_successors(table: MoveTable, track: Track) -> Successors:
-    """The successor function of the race rules over an allowed-move table.
-
-    A row (x, y, x2, y2, layer, layer2, start, finish, start_before_finish) is one
-    geometrically valid move. From state (x, y, vx, vy, layer, progress) with opening
-    phase `phase`, acceleration a gives v' = v + a, and the move is allowed iff
-    v' != 0, the row from (x, y, layer) to (x, y) + v' exists, and (phase < K) the
-    opening rule holds for v'. Crossing the start line sets progress; crossing the
-    finish line with progress set arrives (the start first when both are crossed).
-
-    >>> # succ = table_successors(build_move_table(track, 5), track)
-    """
-    by_source: dict[tuple[int, int, int], dict[tuple[int, int], tuple[int, int, int, int]]] = {}
-    for x, y, x2, y2, l1, l2, s, f, sbf in table.rows:
-        by_source.setdefault((x, y, l1), {})[(x2, y2)] = (l2, s, f, sbf)
-    op = track.opening
-    k = op.moves if op else 0
-    dx, _ = DIRECTION_VECTORS[track.car.direction]
-    cache: dict[tuple[State, int], list[tuple[State, bool]]] = {}
-
-    def allowed_by_opening(phase: int, vx: int, vy: int) -> bool:
-        if op is None or phase >= k:
-            return True
-        if op.max_speed is not None and max(abs(vx), abs(vy)) > op.max_speed:
-            return False
-        return not (op.straight and (vy if dx else vx) != 0)
-
-    def successors(s: State, phase: int) -> Sequence[tuple[State, bool]]:
-        hit = cache.get((s, phase))
-        if hit is not None:
-            return hit
-        x, y, vx, vy, layer, progress = s
-        moves = by_source.get((x, y, layer), {})
-        out: list[tuple[State, bool]] = []
-        for ax, ay in ACCELS:
-            nvx, nvy = vx + ax, vy + ay
-            if (nvx, nvy) == (0, 0) or not allowed_by_opening(phase, nvx, nvy):
-                continue
-            row = moves.get((x + nvx, y + nvy))
-            if row is None:
-                continue
-            l2, crossed_s, crossed_f, s_first = row
-            arrives = bool(crossed_f) and (progress == 1 or bool(s_first))
-            if arrives:
-                nprog = 1 if crossed_s and not s_first else 0
-            else:
-                nprog = 1 if crossed_s else progress
-            out.append(((x + nvx, y + nvy, nvx, nvy, l2, nprog), arrives))
-        cache[(s, phase)] = out
-        return out
-
-    return successors
 
 
 @dataclass(frozen=True)
@@ -212,9 +165,8 @@ def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None
         table = move_table(track, m_star)
     table_s = time.perf_counter() - t0
     successors = table_successors(table, track)
-    k = track.opening.moves if track.opening else 0
-    x0, y0 = track.car.position
-    s0: State = (x0, y0, 0, 0, track.car.layer, 0)
+    k = OpeningRule.of(track).moves
+    s0 = initial_state(track)
     closure = untimed_closure(successors, s0, k)
     proof_path = _proof_path(out_dir, f"{_slug(track.name)}-T{m_star - 1}.drup")
     lower, st = _lower_bound(track, successors, s0, m_star, k, closure, proof_path, solver)
@@ -349,6 +301,7 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
         cnf, res, build_s = tried[0]
     if proof_path is not None and not res.satisfiable:
         proof_path.write_text("".join(line + "\n" for line in res.proof_lines))
+        write_dimacs(cnf.clauses, proof_path.with_suffix(".cnf"))
     res = replace(res, proof_path=None if res.satisfiable or proof_path is None
                   else str(proof_path))
     lower, drup = judge_onehot_lower(cnf, res, m_star, track, t0)
@@ -384,10 +337,13 @@ def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
         return [CheckResult("m*", "unreachable", "SAT", None, "not-applicable",
                                "the BFS reports no arrival; nothing to bound", 0.0)]
     if bfs.m_star > SAT_MAX_MSTAR:
-        return [CheckResult("m*", bfs.m_star, "SAT", None, "not-applicable",
-                               f"m* > {SAT_MAX_MSTAR}: beyond the SAT certificate's size limit",
-                               0.0)]
-    cert = sat_certificate(track, bfs.m_star, out_dir)
+        return [CheckResult("m*", bfs.m_star, "SAT", None, "timeout",
+                            f"m* > {SAT_MAX_MSTAR}: beyond the size budget of the pure-Python "
+                            "CNF encoder and proof checker", 0.0)]
+    try:
+        cert = sat_certificate(track, bfs.m_star, out_dir)
+    except SolverBudgetExceeded as exc:
+        return [CheckResult(LOWER_CUT, bfs.m_star, "SAT", None, "timeout", str(exc), 0.0)]
     return [cert.lower, cert.upper, *onehot_checks(track, bfs, out_dir)]
 
 
@@ -400,13 +356,16 @@ def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = Non
         return [CheckResult(LOWER_ONEHOT, None, method, None, "not-applicable",
                             "the BFS reports no arrival; nothing to bound", 0.0)]
     if m > ONEHOT_MAX_MSTAR:
-        return [CheckResult(LOWER_ONEHOT, m, method, None, "not-applicable",
-                            f"m* > {ONEHOT_MAX_MSTAR}: beyond the one-hot check's size limit",
-                            0.0)]
+        return [CheckResult(LOWER_ONEHOT, m, method, None, "timeout",
+                            f"m* > {ONEHOT_MAX_MSTAR}: beyond the one-hot encoding's size "
+                            "budget", 0.0)]
     if m < 2:
         return [CheckResult(LOWER_ONEHOT, m, method, None, "not-applicable",
                             "m* = 1: no shorter horizon to refute", 0.0)]
-    cert = onehot_certificate(track, m, out_dir)
+    try:
+        cert = onehot_certificate(track, m, out_dir)
+    except SolverBudgetExceeded as exc:
+        return [CheckResult(LOWER_ONEHOT, m, method, None, "timeout", str(exc), 0.0)]
     return [cert.lower, cert.upper]
 
 

@@ -7,14 +7,17 @@ position (x_t, y_t), layer l_t, progress p_t (start crossed), done d_t
 (pos_{-1} = pos_0 - v_0). Each move t -> t+1 is one row of a move table
 (AddAllowedAssignments over (x_t, y_t, x_{t+1}, y_{t+1}, l_t, l_{t+1},
 start_t, finish_t, start_before_finish_t)); the acceleration bound and the
-opening rule are linear constraints on consecutive positions. The opening
-phase is the time index itself, so no key choice is involved (limit 1).
+opening rule are linear constraints on consecutive positions, with the speed cap
+and the straight axis of each move read from `race_rules.OpeningRule`. The
+opening phase is the time index itself, so no key choice is involved (limit 1).
 
 The move table is passed IN (rows, as a list of tuples): this module never
 builds it, so the table's provenance (the independent geometry) is the caller's.
 
-Arrival: move t arrives when it crosses the finish with p_t = 1, or crosses
-both lines with the start first. Two modes:
+Arrival and progress are the table constraint `race_rules.TRANSITIONS` over
+(p_t, start_t, finish_t, start_before_finish_t, arrive_t, p_{t+1}): move t
+arrives when it crosses the finish with p_t = 1, or crosses both lines with the
+start first. Two modes:
 - ``exact``: the first arrival is move T-1 -> T (no arrival before);
 - ``within``: some move up to T arrives; after arriving the car stays put
   (stay rows), so a trajectory shorter than T is a solution too.
@@ -35,18 +38,12 @@ from typing import Literal
 from ortools.sat.python import cp_model
 
 from racecert.independent.interrupt import cpsat_solve
+from racecert.independent.movetable import MoveTable
+from racecert.independent.race_rules import TRANSITIONS, OpeningRule, initial_state
+from racecert.model.track import Track
 
 ArrivalMode = Literal["exact", "within"]
 Status = Literal["feasible", "infeasible", "unknown"]
-
-
-@dataclass(frozen=True)
-class Opening:
-    """The opening rule as the model needs it: K moves, max speed, straight along an axis."""
-
-    moves: int
-    max_speed: int | None = None
-    straight_axis: Literal["x", "y"] | None = None  # the axis the car must stay on
 
 
 @dataclass(frozen=True)
@@ -65,7 +62,7 @@ class RaceModel:
     rows: Sequence[tuple[int, ...]]
     endable: Sequence[tuple[int, int, int]]
     initial: tuple[int, int, int, int, int, int, int]
-    opening: Opening | None = None
+    opening: OpeningRule | None = None
     arrival: ArrivalMode = "exact"
     layers: int = 1
 
@@ -129,24 +126,11 @@ def build(m: RaceModel) -> tuple[cp_model.CpModel, _Vars]:
             accel = pos[t + 1] - 2 * pos[t] + prev
             md.Add(accel <= 1).OnlyEnforceIf(real)
             md.Add(accel >= -1).OnlyEnforceIf(real)
-        op = m.opening
-        if op is not None and phase0 + t < op.moves:
-            dx, dy = v.x[t + 1] - v.x[t], v.y[t + 1] - v.y[t]
-            if op.max_speed is not None:
-                for d in (dx, dy):
-                    md.Add(d <= op.max_speed).OnlyEnforceIf(real)
-                    md.Add(d >= -op.max_speed).OnlyEnforceIf(real)
-            if op.straight_axis is not None:
-                md.Add((dy if op.straight_axis == "x" else dx) == 0).OnlyEnforceIf(real)
-        # arrival: finish crossed with progress, or start then finish in this move
-        a = md.NewBoolVar(f"a{t}")
-        md.AddImplication(a, f)
-        md.AddBoolOr([prog, sbf]).OnlyEnforceIf(a)
-        md.AddBoolOr([f.Not(), prog.Not(), a])
-        md.AddBoolOr([f.Not(), sbf.Not(), a])
+        _opening(md, m.opening or OpeningRule(), phase0 + t, v, t, real)
+        # arrival and progress: the rule's truth table
+        a, nprog = md.NewBoolVar(f"a{t}"), md.NewBoolVar(f"p{t + 1}")
+        md.AddAllowedAssignments([prog, s, f, sbf, a, nprog], TRANSITIONS)
         v.arrive.append(a)
-        nprog = md.NewBoolVar(f"p{t + 1}")
-        md.AddMaxEquality(nprog, [prog, s])
         prog = nprog
         md.AddMaxEquality(v.done[t + 1], [v.done[t], a])
     if m.arrival == "exact":
@@ -156,6 +140,30 @@ def build(m: RaceModel) -> tuple[cp_model.CpModel, _Vars]:
     else:
         md.Add(v.done[T] == 1)
     return md, v
+
+
+def _opening(md: cp_model.CpModel, rule: OpeningRule, phase: int, v: _Vars, t: int,
+             real: list[cp_model.IntVar]) -> None:
+    """The opening rule on move t (made from `phase`): speed cap and straight axis."""
+    delta = {"x": v.x[t + 1] - v.x[t], "y": v.y[t + 1] - v.y[t]}
+    cap = rule.speed_cap(phase)
+    if cap is not None:
+        for d in delta.values():
+            md.Add(d <= cap).OnlyEnforceIf(real)
+            md.Add(d >= -cap).OnlyEnforceIf(real)
+    zero = rule.zero_axis(phase)
+    if zero is not None:
+        md.Add(delta[zero] == 0).OnlyEnforceIf(real)
+
+
+def race_model(track: Track, table: MoveTable, horizon: int, arrival: ArrivalMode,
+               initial: tuple[int, int, int, int, int, int, int] | None = None) -> RaceModel:
+    """The model of `track` over `horizon` moves with the given table (from rest by default:
+    initial = (x, y, vx, vy, layer, progress, phase))."""
+    if initial is None:
+        initial = (*initial_state(track), 0)
+    return RaceModel(horizon, track.width, track.height, table.rows, table.endable, initial,
+                     OpeningRule.of(track), arrival, track.layers)
 
 
 def _solver(budget: float | None, workers: int) -> cp_model.CpSolver:

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
+from racecert.independent.race_rules import OpeningRule, move_outcome
 from racecert.model.track import Line, Track
 
 HALF = Fraction(1, 2)
-ACCELS: tuple[tuple[int, int], ...] = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
 
 # Surface classes of this module (its own reading of the grid characters).
 _OFF, _ASPHALT, _SHOULDER, _RAMP = 0, 1, 2, 3
@@ -140,10 +140,8 @@ class Geometry:
                     kind = tables[layer][ch]
                     if kind != _OFF:
                         self._surface[(layer, x, y)] = kind
-        self.opening = track.opening
-        self.k = track.opening.moves if track.opening else 0
-        d = track.car.direction
-        self._perp_axis = "y" if d in ("+x", "-x") else "x"
+        self.rule = OpeningRule.of(track)
+        self.k = self.rule.moves
         self._walk_cache: dict[tuple[int, int, int, int, int], tuple] = {}
 
     # -- surfaces ------------------------------------------------------------
@@ -206,14 +204,8 @@ class Geometry:
         return res
 
     def opening_ok(self, phase: int, vx: int, vy: int) -> bool:
-        """The opening rule for the move made after `phase` moves (phase < K: active)."""
-        op = self.opening
-        if op is None or phase >= op.moves:
-            return True
-        if op.max_speed is not None and (abs(vx) > op.max_speed or abs(vy) > op.max_speed):
-            return False
-        perp = vy if self._perp_axis == "y" else vx
-        return not (op.straight and perp != 0)
+        """The opening rule (`race_rules.OpeningRule`) for the move made from `phase`."""
+        return self.rule.allows(phase, vx, vy)
 
     def move(self, s: VState, accel: tuple[int, int]) -> Verdict:
         """Apply `accel` to `s`: validity, next state (progress, phase) and arrival."""
@@ -231,13 +223,11 @@ class Geometry:
         for _, name, legal in events:
             if not legal:
                 return Verdict(False, f"wrong way over the {name} line")
-        progress, arrives = s.progress, False
-        for _, name, _ in events:
-            if name == "start":
-                progress = 1
-            elif progress == 1:
-                arrives, progress = True, 0
-        new = VState(qx, qy, vx, vy, layer, progress, min(s.phase + 1, self.k))
+        at = {name: t for t, name, _ in events}
+        start, finish = "start" in at, "finish" in at
+        start_first = start and finish and at["start"] < at["finish"]
+        arrives, progress = move_outcome(s.progress, start, finish, start_first)
+        new = VState(qx, qy, vx, vy, layer, progress, self.rule.phase_after(s.phase))
         return Verdict(True, "ok", new, arrives)
 
     def initial(self) -> VState:

@@ -30,14 +30,14 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
 from racecert.independent.geometry import HALF, Geometry, touched_cells
+from racecert.independent.race_rules import COLUMNS
 from racecert.model.track import Line, Track
 
-COLUMNS: tuple[str, ...] = ("x", "y", "x2", "y2", "layer", "layer2", "start", "finish",
-                            "start_before_finish")
 _OFF, _RAMP = 0, 3
 
 
@@ -84,6 +84,25 @@ def _line_hits(line: Line, xs: np.ndarray, ys: np.ndarray, vx: int, vy: int,
         cell[m] = bisect.bisect_right(entries, t) - 1  # the cell whose open interval holds t+
         ts.append(t)
     return hit, cell, ts
+
+
+@lru_cache(maxsize=4)
+def move_table(track: Track, vmax: int) -> MoveTable:
+    """`build_move_table`, cached per (track, vmax): the checks of one run share tables."""
+    return build_move_table(track, vmax)
+
+
+MAX_TABLE_CANDIDATES = 6_000_000
+"""Above this many candidate moves a check reports that the table is too large to build."""
+
+
+def table_candidates(track: Track, vmax: int) -> int:
+    """An upper bound on the moves `build_move_table` considers (for size guards)."""
+    cells = sum(row.count(".") + row.count("/") for row in track.ground)
+    if track.elevated is not None:
+        cells += sum(row.count("=") + row.count("/") for row in track.elevated)
+    vx, vy = min(vmax, track.width - 1), min(vmax, track.height - 1)
+    return cells * (2 * vx + 1) * (2 * vy + 1)
 
 
 def build_move_table(track: Track, vmax: int) -> MoveTable:

@@ -15,9 +15,10 @@ iff some trajectory arrives within T moves. Every clause has at most one
 negative literal (dual Horn), so unit propagation alone refutes an
 unsatisfiable instance: the solver's DRUP proof is short (often just the empty
 clause) and the proof checker's unit propagation over the whole CNF is what
-certifies the lower bound. The second encoding of this module,
-`build_onehot_cnf` (factored one-hot coordinates, velocities and cells), needs
-search: its proofs have lemmas for the checker to verify (see below).
+certifies the lower bound. The second encoding,
+`racecert.independent.onehot.build_onehot_cnf` (factored one-hot coordinates,
+velocities and cells), needs search: its proofs have lemmas for the checker to
+verify; it shares this module's kinematic bounds and proof-logging solve.
 
 Which states get variables (the *domain*), to keep the CNF small, is a sound
 relaxation derived from the rules, never from the BFS oracle's states:
@@ -29,9 +30,10 @@ relaxation derived from the rules, never from the BFS oracle's states:
   the grid, and must allow a move across the next line still to cross (start
   line while progress = 0, finish line after) within T - t moves.
 
-The move table is an argument (`Successors`): this module never decides move
-validity itself, so the certificate rests on whatever independent geometry
-built the table.
+The move table is an argument (`Successors`, e.g.
+`racecert.independent.race_rules.table_successors`): this module never decides
+move validity, the opening rule or arrival itself, so the certificate rests on
+whatever independent geometry built the table.
 
 >>> # cnf = build_reach_cnf(track, successors, s0, horizon=5); solve_reach(cnf)
 """
@@ -39,19 +41,13 @@ built the table.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from racecert.independent.interrupt import pysat_interrupts
+from racecert.independent.race_rules import State, Successors, phase_after, phase_at
 from racecert.model.track import Line, Track
-
-State = tuple[int, int, int, int, int, int]
-"""(x, y, vx, vy, layer, progress): a car state without its time / phase."""
-
-Successors = Callable[[State, int], Sequence[tuple[State, bool]]]
-"""successors(state, phase) -> [(next state, arrives)] for every valid move from `state`
-made with opening phase `phase` (= min(moves made so far, K))."""
 
 RESTRICTION = ("variables restricted to the untimed closure of the move table from the "
                "initial state intersected with per-axis kinematic bounds (derived from "
@@ -61,7 +57,7 @@ RESTRICTION = ("variables restricted to the untimed closure of the move table fr
 # -- the kinematic relaxation ----------------------------------------------------------
 
 
-def _axis_forward(c0: int, n: int, horizon: int) -> list[set[tuple[int, int]]]:
+def axis_forward(c0: int, n: int, horizon: int) -> list[set[tuple[int, int]]]:
     """fw[t] = {(c, v)} reachable from (c0, 0) in t moves on one axis, positions in 0..n-1."""
     fw = [{(c0, 0)}]
     for _ in range(horizon):
@@ -132,8 +128,8 @@ class KinematicBounds:
 def kinematic_bounds(track: Track, s0: State, horizon: int) -> KinematicBounds:
     """The per-axis relaxation described in the module docstring."""
     w, h = track.width, track.height
-    fx = _axis_forward(s0[0], w, horizon)
-    fy = _axis_forward(s0[1], h, horizon)
+    fx = axis_forward(s0[0], w, horizon)
+    fy = axis_forward(s0[1], h, horizon)
     bx = tuple(_axis_backward(_axis_targets(line, "x", w), w, horizon)
                for line in (track.start, track.finish))
     by = tuple(_axis_backward(_axis_targets(line, "y", h), h, horizon)
@@ -155,7 +151,7 @@ def untimed_closure(successors: Successors, s0: State, phase_limit: int,
     stack = [(s0, 0)]
     while stack:
         s, ph = stack.pop()
-        nph = min(ph + 1, phase_limit)
+        nph = phase_after(ph, phase_limit)
         for nxt, arrives in successors(s, ph):
             if arrives or (nxt, nph) in seen:
                 continue
@@ -216,7 +212,7 @@ def build_reach_cnf(track: Track, successors: Successors, s0: State, horizon: in
         if t == 0:
             layer = [s0] if kin.allows(0, s0) else []
         else:
-            layer = [s for s in by_phase.get(min(t, phase_limit), []) if kin.allows(t, s)]
+            layer = [s for s in by_phase.get(phase_at(t, phase_limit), []) if kin.allows(t, s)]
         for s in layer:
             var_of[(t, s)] = len(var_of) + 1
         layers.append(layer)
@@ -224,7 +220,7 @@ def build_reach_cnf(track: Track, successors: Successors, s0: State, horizon: in
     goal: list[int] = []
     arrivals: dict[int, list[State]] = {}
     for t in range(horizon):
-        ph = min(t, phase_limit)
+        ph = phase_at(t, phase_limit)
         for p in layers[t]:
             vp = var_of[(t, p)]
             for nxt, arrives in successors(p, ph):
@@ -268,7 +264,7 @@ class ReachSolve:
 
 
 @dataclass(frozen=True)
-class _ProofRun:
+class ProofRun:
     """One proof-logging solver run: the model when SAT, the written proof when UNSAT."""
 
     sat: bool
@@ -279,15 +275,43 @@ class _ProofRun:
     seconds: float
 
 
-def _run_with_proof(clauses: list[list[int]], solver_name: str,
-                    proof_path: str | Path | None) -> _ProofRun:
-    """Solve with a proof-logging python-sat solver; write the proof to `proof_path` if UNSAT."""
+DEFAULT_CONFLICT_BUDGET = 20_000_000
+"""Conflicts one SAT solve may use (a deterministic budget: the same verdict on any
+machine); past it the solve raises `SolverBudgetExceeded`."""
+
+
+class SolverBudgetExceeded(Exception):
+    """A SAT solve used its whole conflict budget without an answer."""
+
+
+def write_dimacs(clauses: list[list[int]], path: str | Path) -> None:
+    """The formula in DIMACS CNF, so that an outside checker (drat-trim) can re-check a proof."""
+    nvars = max((abs(lit) for c in clauses for lit in c), default=0)
+    with open(path, "w") as f:
+        f.write(f"p cnf {nvars} {len(clauses)}\n")
+        f.writelines(" ".join(map(str, c)) + " 0\n" for c in clauses)
+
+
+def run_with_proof(clauses: list[list[int]], solver_name: str,
+                   proof_path: str | Path | None,
+                   conflict_budget: int = DEFAULT_CONFLICT_BUDGET) -> ProofRun:
+    """Solve with a proof-logging python-sat solver within `conflict_budget` conflicts.
+
+    When UNSAT and `proof_path` is given, the DRUP proof is written there and the formula
+    beside it in DIMACS (same name, suffix ``.cnf``). Raises `SolverBudgetExceeded` when the
+    budget runs out.
+    """
     from pysat.solvers import Solver
 
     t0 = time.perf_counter()
     with (Solver(name=solver_name, bootstrap_with=clauses, with_proof=True) as solver,
           pysat_interrupts()):
-        sat = bool(solver.solve())
+        solver.conf_budget(conflict_budget)
+        answer = solver.solve_limited()
+        if answer is None:
+            raise SolverBudgetExceeded(f"{solver_name} used its budget of {conflict_budget:,} "
+                                       "conflicts")
+        sat = bool(answer)
         model = solver.get_model() if sat else None
         proof = () if sat else tuple(solver.get_proof() or ())
     seconds = time.perf_counter() - t0
@@ -296,14 +320,15 @@ def _run_with_proof(clauses: list[list[int]], solver_name: str,
     written = None
     if proof_path is not None and not sat:
         Path(proof_path).write_text(text)
+        write_dimacs(clauses, Path(proof_path).with_suffix(".cnf"))
         written = str(proof_path)
-    return _ProofRun(sat, true_vars, proof, written, len(text.encode()), seconds)
+    return ProofRun(sat, true_vars, proof, written, len(text.encode()), seconds)
 
 
 def solve_reach(cnf: ReachCnf, solver_name: str = "glucose4",
                 proof_path: str | Path | None = None) -> ReachSolve:
     """Solve with a proof-logging python-sat solver; extract a trajectory or keep the proof."""
-    run = _run_with_proof(cnf.clauses, solver_name, proof_path)
+    run = run_with_proof(cnf.clauses, solver_name, proof_path)
     trajectory = extract_trajectory(cnf, run.true_vars) if run.sat else None
     return ReachSolve(run.sat, solver_name, trajectory, run.proof, run.proof_path,
                       run.proof_bytes, run.seconds)
@@ -324,405 +349,3 @@ def extract_trajectory(cnf: ReachCnf, true_vars: set[int]) -> tuple[State, ...]:
     chain.reverse()
     states = [state_of[v][1] for v in chain]
     return (*states, cnf.arrivals[g][0])
-
-
-# == the factored one-hot encoding ==========================================================
-#
-# The reachability-cut CNF above is refuted by unit propagation alone (its refutation is the
-# forward closure of "supported" states), and so is any CNF with one variable per whole car
-# state: "state at t -> one of its successors at t+1" is refuted by unit propagation as well
-# (backward, dead states first). A solver's proof then has no lemma. The encoding below
-# *factors* the state: per time step one-hot position, one-hot velocity per axis, a cell
-# variable tied to its coordinates, and the progress bit, so that "this (cell, velocity)
-# pair is impossible" is not a clause of the formula but something the solver must learn:
-# its refutation needs search and the DRUP proof has real lemmas to check.
-
-Row = tuple[int, ...]
-"""A move-table row (x, y, x2, y2, layer, layer2, start, finish, start_before_finish)."""
-
-ONEHOT_DOMAIN = ("coordinates and velocities restricted per time step by per-axis kinematics "
-                 "(in-grid forward reach from rest; while not arrived, a per-axis crossing "
-                 "of the next line still due within the moves left) and cells by a "
-                 "speed-capped relaxation (velocity continuity dropped, |v'| <= t at move t, "
-                 "table geometry, lines and opening kept); all derived from the rules and "
-                 "the verify move table, independent of the BFS oracle")
-
-
-def onehot_domain(backward: bool, cells: bool) -> str:
-    """The words of the certificate for the domain options of `build_onehot_cnf`."""
-    if backward and cells:
-        return ONEHOT_DOMAIN
-    parts = ["coordinates and velocities restricted per time step by per-axis kinematics "
-             "(in-grid forward reach from rest"]
-    if backward:
-        parts.append("; while not arrived, a per-axis crossing of the next line still due "
-                     "within the moves left")
-    if cells:
-        parts.append("; cells by a speed-capped relaxation")
-    parts.append("), derived from the rules and the verify move table, independent of the "
-                 "BFS oracle")
-    return "".join(parts)
-
-
-@dataclass(frozen=True)
-class OneHotCnf:
-    """The factored one-hot CNF of "the car arrives within `horizon` moves".
-
-    Variables (t = moves made, 0..T): X(t, x), Y(t, y) one-hot coordinates; VX(t, v),
-    VY(t, v) one-hot velocity components after move t; V(t, w) the 2D velocity chosen by
-    move t; P(t, c) the car is alive (not yet arrived) on cell c = (x, y, layer) after t
-    moves; G(t) the start line has been crossed; A(k) move k arrives; L(t) not arrived after
-    t moves. `pos` maps (t, x, y, layer) to P's variable, `vel` (t, vx, vy) to V's,
-    `arrive` k to A(k), `alive` t to L(t), for decoding a model; the goal is the unit
-    clause -L(T) ("arrived within T moves").
-    """
-
-    horizon: int
-    clauses: list[list[int]]
-    nvars: int
-    pos: dict[tuple[int, int, int, int], int]
-    vel: dict[tuple[int, int, int], int]
-    arrive: dict[int, int]
-    alive: tuple[int, ...]
-    backward: bool
-    cells: bool
-    domain: str = ONEHOT_DOMAIN
-
-    @property
-    def literals(self) -> int:
-        """Total number of literals over all clauses."""
-        return sum(len(c) for c in self.clauses)
-
-
-def _opening_allows(track: Track, move: int, w: tuple[int, int]) -> bool:
-    """docs/rules.md: whether new velocity w is allowed as move `move` (1-based) by the opening."""
-    op = track.opening
-    if op is None or move > op.moves:
-        return True
-    if op.max_speed is not None and max(abs(w[0]), abs(w[1])) > op.max_speed:
-        return False
-    if op.straight:
-        along_x = track.car.direction in ("+x", "-x")
-        return (w[1] if along_x else w[0]) == 0
-    return True
-
-
-def cell_relaxation(track: Track, rows: Sequence[Row], horizon: int
-                    ) -> list[set[tuple[tuple[int, int, int], int]]]:
-    """Per time t < horizon, the (cell, progress) pairs a car may occupy without having arrived.
-
-    A relaxation derived from the rules, not from the BFS: velocity continuity is dropped
-    and only its consequence |v'|inf <= t+1 at move t+1 (from rest, one unit per move) is
-    kept, with the opening rule by move number and the table's exact geometry, progress
-    and arrival. Forward from (P0, progress 0), then backward from the arriving moves of
-    move <= horizon; a pair survives when it is in both. Every real trajectory that arrives
-    within `horizon` moves stays inside these sets, so restricting the one-hot CNF to them
-    keeps it satisfiable whenever such a trajectory exists.
-
-    >>> # cell_relaxation(track, table.rows, 5)[0] == {((x0, y0, layer0), 0)}
-    """
-    x0, y0 = track.car.position
-    c0 = (x0, y0, track.car.layer)
-    by: dict[tuple[int, int, int], list[tuple[int, Row]]] = {}
-    for r in rows:
-        by.setdefault((r[0], r[1], r[4]), []).append(
-            (max(abs(r[2] - r[0]), abs(r[3] - r[1])), r))
-    for lst in by.values():
-        lst.sort(key=lambda e: e[0])
-
-    def moves(c: tuple[int, int, int], t: int) -> list[Row]:
-        out = []
-        for speed, r in by.get(c, ()):
-            if speed > t + 1:
-                break
-            if _opening_allows(track, t + 1, (r[2] - r[0], r[3] - r[1])):
-                out.append(r)
-        return out
-
-    def after(r: Row, g: int) -> tuple[tuple[int, int, int], int] | None:
-        """The (cell, progress) after move r from progress g; None when r arrives."""
-        if r[7] and (g or r[8]):
-            return None
-        return (r[2], r[3], r[5]), 1 if r[6] else g
-
-    fwd = [{(c0, 0)}]
-    for t in range(horizon - 1):
-        nxt = set()
-        for c, g in fwd[t]:
-            for r in moves(c, t):
-                nxt_state = after(r, g)
-                if nxt_state is not None:
-                    nxt.add(nxt_state)
-        fwd.append(nxt)
-    alive: list[set[tuple[tuple[int, int, int], int]]] = [set() for _ in range(horizon)]
-    for t in range(horizon - 1, -1, -1):
-        later = alive[t + 1] if t + 1 < horizon else set()
-        for c, g in fwd[t]:
-            for r in moves(c, t):
-                nxt_state = after(r, g)
-                if nxt_state is None or nxt_state in later:
-                    alive[t].add((c, g))
-                    break
-    return alive
-
-
-def build_onehot_cnf(track: Track, rows: Sequence[Row], horizon: int, *,
-                     backward: bool = True, cells: bool = True) -> OneHotCnf:
-    """The factored one-hot CNF: satisfiable iff some trajectory arrives within `horizon`.
-
-    `rows` is the allowed-move table (every geometrically valid move, with its line
-    crossings); this function applies the kinematics (|a| <= 1, v' != 0), the opening
-    rule by move number (exact: no state key), start-then-finish progress and arrival.
-    With `backward`, a car that has not arrived must also satisfy the per-axis backward
-    bound (its next line still reachable on each axis within the moves left), which is
-    implied by arriving in time and makes refutations much shorter. With `cells`, the cell
-    variables are restricted to `cell_relaxation` (walls and lines taken into account,
-    velocity relaxed to a speed cap). Redundant per-axis clauses forbid (coordinate,
-    velocity) pairs outside the forward in-grid reach; they shorten the proofs too.
-
-    Every trajectory arriving within `horizon` moves satisfies the clauses (each clause
-    is a rule it obeys), so UNSAT proves none exists; conversely a model decodes
-    (`decode_onehot`) to a trajectory whose moves are table rows.
-    """
-    if horizon < 1:
-        raise ValueError("horizon must be at least 1")
-    T = horizon
-    x0, y0 = track.car.position
-    l0 = track.car.layer
-    two_layers = track.layers == 2
-    fx = _axis_forward(x0, track.width, T)
-    fy = _axis_forward(y0, track.height, T)
-    kin = kinematic_bounds(track, (x0, y0, 0, 0, l0, 0), T) if backward else None
-    by_cell: dict[tuple[int, int, int], list[Row]] = {}
-    for r in rows:
-        by_cell.setdefault((r[0], r[1], r[4]), []).append(r)
-
-    clauses: list[list[int]] = []
-    add = clauses.append
-    counter = [0]
-
-    def new() -> int:
-        counter[0] += 1
-        return counter[0]
-
-    xs = [{c for c, _ in fx[t]} for t in range(T + 1)]
-    ys = [{c for c, _ in fy[t]} for t in range(T + 1)]
-    X = [{x: new() for x in sorted(xs[t])} for t in range(T + 1)]
-    Y = [{y: new() for y in sorted(ys[t])} for t in range(T + 1)]
-    L = [new() for _ in range(T + 1)]
-    G = [new() for _ in range(T)]
-    A = {k: new() for k in range(1, T + 1)}
-    lay = [new() for _ in range(T + 1)] if two_layers else []
-
-    def layer_lit(t: int, layer: int) -> int:
-        return lay[t] if layer == 1 else -lay[t]
-
-    add([L[0]])
-    add([-L[T]])
-    add([-G[0]])
-    for t in range(T):
-        k = t + 1
-        add([-L[t + 1], L[t]])
-        add([-L[t + 1], -A[k]])
-        add([L[t + 1], -L[t], A[k]])
-        add([-A[k], L[t]])
-        if t + 1 < T:
-            add([-G[t], G[t + 1]])
-
-    # cells: P(t, c) for endable cells with moves whose coordinates are reachable at t
-    rel = cell_relaxation(track, rows, T) if cells else None
-    P: list[dict[tuple[int, int, int], int]] = []
-    for t in range(T):
-        if t == 0:
-            here = [(x0, y0, l0)] if (x0, y0, l0) in by_cell else []
-        else:
-            here = sorted(c for c in by_cell if c[0] in xs[t] and c[1] in ys[t])
-            if rel is not None:
-                here = [c for c in here if (c, 0) in rel[t] or (c, 1) in rel[t]]
-        P.append({c: new() for c in here})
-    if (x0, y0, l0) in P[0]:
-        add([P[0][(x0, y0, l0)]])
-    else:
-        add([-L[0]])  # no valid move from the start at all
-
-    # moves: the velocities each cell may choose at move t+1, and V(t+1, w)
-    V: list[dict[tuple[int, int], int]] = [{}]
-    choices: list[dict[tuple[int, int, int], list[Row]]] = []
-    for t in range(T):
-        ch: dict[tuple[int, int, int], list[Row]] = {}
-        for c in P[t]:
-            ok = []
-            for r in by_cell[c]:
-                w = (r[2] - r[0], r[3] - r[1])
-                if not _opening_allows(track, t + 1, w):
-                    continue
-                if (r[2], w[0]) not in fx[t + 1] or (r[3], w[1]) not in fy[t + 1]:
-                    continue
-                if not r[7] and (t + 1 >= T or (r[2], r[3], r[5]) not in P[t + 1]):
-                    continue  # a move that cannot arrive must end on a cell of time t+1
-                ok.append(r)
-            ch[c] = ok
-        choices.append(ch)
-        ws = sorted({(r[2] - r[0], r[3] - r[1]) for rs in ch.values() for r in rs})
-        V.append({w: new() for w in ws})
-    VX = [{}] + [{v: new() for v in sorted({w[0] for w in V[t]})} for t in range(1, T + 1)]
-    VY = [{}] + [{v: new() for v in sorted({w[1] for w in V[t]})} for t in range(1, T + 1)]
-
-    def amo(lits: list[int]) -> None:
-        from pysat.card import CardEnc, EncType
-
-        if len(lits) <= 6:
-            for i in range(len(lits)):
-                for j in range(i + 1, len(lits)):
-                    add([-lits[i], -lits[j]])
-            return
-        enc = CardEnc.atmost(lits, 1, top_id=counter[0], encoding=EncType.seqcounter)
-        counter[0] = max(counter[0], enc.nv)
-        clauses.extend(enc.clauses)
-
-    for t in range(T + 1):
-        amo(list(X[t].values()))
-        amo(list(Y[t].values()))
-        if t >= 1:
-            amo(list(VX[t].values()))
-            amo(list(VY[t].values()))
-    for t in range(1, T + 1):
-        for (wx, wy), v in V[t].items():
-            add([-v, VX[t][wx]])
-            add([-v, VY[t][wy]])
-
-    for t in range(T):
-        # alive: on some cell, which fixes the coordinates and the layer
-        add([-L[t], *P[t].values()])
-        for (x, y, layer), p in P[t].items():
-            add([-p, L[t]])
-            add([-p, X[t][x]])
-            add([-p, Y[t][y]])
-            if two_layers:
-                add([-p, layer_lit(t, layer)])
-        # the coordinates move by the velocity of move t+1
-        for axis_pos, axis_vel, nxt in ((X[t], VX[t + 1], X[t + 1]), (Y[t], VY[t + 1], Y[t + 1])):
-            for c, cv in axis_pos.items():
-                for v, vv in axis_vel.items():
-                    tgt = nxt.get(c + v)
-                    add([-cv, -vv, tgt] if tgt is not None else [-cv, -vv])
-        # acceleration |a| <= 1 per axis (from rest at t = 0: the domain of VX(1) is -1..1)
-        if t >= 1:
-            for cur, nxt in ((VX[t], VX[t + 1]), (VY[t], VY[t + 1])):
-                for v, vv in cur.items():
-                    add([-L[t], -vv, *(nxt[v + a] for a in (-1, 0, 1) if v + a in nxt)])
-        # the move: a valid row from the cell; layer, progress and arrival follow its flags
-        f_cells: list[int] = []
-        s_cells: list[int] = []
-        for c, p in P[t].items():
-            rs = choices[t][c]
-            add([-p, *(V[t + 1][(r[2] - r[0], r[3] - r[1])] for r in rs)])
-            if two_layers and t + 1 < T:
-                ends = {r[5] for r in rs}
-                if len(ends) == 1:
-                    add([-p, layer_lit(t + 1, ends.pop())])
-                else:
-                    for r in rs:
-                        add([-p, -V[t + 1][(r[2] - r[0], r[3] - r[1])], layer_lit(t + 1, r[5])])
-            starts = [V[t + 1][(r[2] - r[0], r[3] - r[1])] for r in rs if r[6]]
-            if t + 1 < T:
-                for sv in starts:
-                    add([-p, -sv, G[t + 1]])
-                if starts:
-                    s_cells.append(p)
-                    add([-G[t + 1], G[t], -p, *starts])
-            fin = [r for r in rs if r[7]]
-            if fin:
-                f_cells.append(p)
-                k = t + 1
-                add([-A[k], -p, -G[t], *(V[k][(r[2] - r[0], r[3] - r[1])] for r in fin)])
-                add([-A[k], -p, G[t], *(V[k][(r[2] - r[0], r[3] - r[1])] for r in fin if r[8])])
-        if t + 1 < T:
-            add([-G[t + 1], G[t], *s_cells])
-        add([-A[t + 1], *f_cells])
-
-    for t in range(1, T + 1):
-        for axis_pos, axis_vel, reach in ((X[t], VX[t], fx[t]), (Y[t], VY[t], fy[t])):
-            for c, cv in axis_pos.items():
-                for v, vv in axis_vel.items():
-                    if (c, v) not in reach:
-                        add([-cv, -vv])
-    if rel is not None:
-        for t in range(1, T):
-            for c, p in P[t].items():
-                if (c, 0) not in rel[t]:
-                    add([-p, G[t]])
-                if (c, 1) not in rel[t]:
-                    add([-p, -G[t]])
-    if kin is not None:
-        for t in range(1, T):
-            k = T - t
-            for axis_pos, axis_vel, bnd in ((X[t], VX[t], kin.bx), (Y[t], VY[t], kin.by)):
-                for c, cv in axis_pos.items():
-                    for v, vv in axis_vel.items():
-                        if (c, v) not in bnd[0][k]:
-                            add([-L[t], G[t], -cv, -vv])
-                        if (c, v) not in bnd[1][k]:
-                            add([-L[t], -G[t], -cv, -vv])
-
-    pos = {(t, *c): p for t in range(T) for c, p in P[t].items()}
-    vel = {(t, *w): v for t in range(1, T + 1) for w, v in V[t].items()}
-    return OneHotCnf(T, clauses, counter[0], pos, vel, A, tuple(L), backward, cells,
-                     onehot_domain(backward, cells))
-
-
-def decode_onehot(cnf: OneHotCnf, true_vars: set[int]) -> tuple[tuple[int, int], ...]:
-    """The positions p0..pk of the trajectory a model of `cnf` describes (k = arrival move)."""
-    cell_at: dict[int, tuple[int, int]] = {}
-    for (t, x, y, _), v in cnf.pos.items():
-        if v in true_vars:
-            if t in cell_at:
-                raise ValueError(f"two cells true at time {t}")
-            cell_at[t] = (x, y)
-    vel_at: dict[int, tuple[int, int]] = {}
-    for (t, vx, vy), v in cnf.vel.items():
-        if v in true_vars and t - 1 in cell_at:
-            vel_at[t] = (vx, vy)
-    positions: list[tuple[int, int]] = []
-    for t in range(cnf.horizon):
-        if t not in cell_at:
-            raise ValueError(f"no cell true at time {t} before an arrival")
-        positions.append(cell_at[t])
-        if cnf.arrive[t + 1] in true_vars:
-            (x, y), (vx, vy) = cell_at[t], vel_at[t + 1]
-            positions.append((x + vx, y + vy))
-            return tuple(positions)
-    raise ValueError("the model arrives at no move")
-
-
-@dataclass(frozen=True)
-class OneHotSolve:
-    """A solver's answer on a one-hot CNF: a trajectory's positions, or the DRUP proof.
-
-    `positions` is None when unsatisfiable, or when the model does not decode (then
-    `decode_error` says why: only a corrupted CNF has such models).
-    """
-
-    satisfiable: bool
-    solver: str
-    positions: tuple[tuple[int, int], ...] | None
-    proof_lines: tuple[str, ...]
-    proof_path: str | None
-    proof_bytes: int
-    seconds: float
-    decode_error: str = ""
-
-
-def solve_onehot(cnf: OneHotCnf, solver_name: str = "glucose4",
-                 proof_path: str | Path | None = None) -> OneHotSolve:
-    """Solve with a proof-logging python-sat solver; decode a model or keep the proof."""
-    run = _run_with_proof(cnf.clauses, solver_name, proof_path)
-    positions = None
-    error = ""
-    if run.sat:
-        try:
-            positions = decode_onehot(cnf, run.true_vars)
-        except ValueError as exc:
-            error = str(exc)
-    return OneHotSolve(run.sat, solver_name, positions, run.proof, run.proof_path,
-                       run.proof_bytes, run.seconds, error)

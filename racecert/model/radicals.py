@@ -28,6 +28,13 @@ Why ordering is always right
     divided by ``2**k``, eventually excludes zero, so the loop terminates. A tie is reported only
     for identical canonical forms.
 
+Interned forms for vectorised searches
+    :class:`RadicalForms` keeps many lengths at once as numpy pairs (integer part, id of the
+    irrational part), the irrational parts interned as :class:`RadicalSum` values. By the same
+    linear independence, two lengths are equal exactly when both entries are, and lengths
+    with the same irrational part are ordered by their integer parts; the Dijkstra search
+    (``racecert.oracle.dijkstra``) settles most exact ties that way, without building sums.
+
 The float stage assumes, as CPython does on every supported platform, IEEE-754 binary64
 arithmetic with round-to-nearest and a correctly rounded ``math.sqrt``.
 """
@@ -42,10 +49,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     import sympy
 
 __all__ = [
+    "RadicalForms",
     "RadicalSum",
     "compare",
     "length_of_moves",
@@ -631,3 +641,74 @@ def length_of_moves(velocities: Iterable[tuple[int, int]]) -> RadicalSum:
         for d, c in _sqrt_of(vx * vx + vy * vy).terms:
             acc[d] = acc.get(d, 0) + c
     return RadicalSum._make(_canonical(acc))
+
+
+# --------------------------------------------------------------------------------------------
+# Interned forms (vectorised)
+# --------------------------------------------------------------------------------------------
+
+
+class RadicalForms:
+    """Exact lengths as numpy pairs (integer part, id of the interned irrational part).
+
+    A length ``sum |v'|`` is a :class:`RadicalSum`; its integer part (the coefficient of
+    ``sqrt(1)``) is kept in an ``int64`` array and its irrational part (the terms with
+    ``d > 1``) is interned: equal irrational parts get equal ids, id 0 is none. Two lengths
+    are equal exactly when both their integer parts and their ids are (canonical forms are
+    unique), and two lengths with the same id are ordered by their integer parts. Only
+    lengths with different ids that floats cannot order need :func:`compare`.
+
+    >>> f = RadicalForms()
+    >>> ip, ir = f.extend(np.zeros(2, np.int64), np.zeros(2, np.int64), np.array([1, 3]),
+    ...                   np.array([1, 4]))  # + sqrt(2), + 5
+    >>> ip.tolist(), (ir > 0).tolist(), f.part(int(ir[0]))
+    ([0, 5], [True, False], RadicalSum(terms=((2, 1),)))
+    >>> str(f.value(int(ip[0]), int(ir[0]))), str(f.value(int(ip[1]), int(ir[1])))
+    ('sqrt(2)', '5')
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple[Term, ...], int] = {(): 0}
+        self._terms: list[tuple[Term, ...]] = [()]
+        self._next: dict[tuple[int, int], int] = {}
+
+    def part(self, i: int) -> RadicalSum:
+        """The irrational part with id ``i``."""
+        return RadicalSum._make(self._terms[i])
+
+    def value(self, ipart: int, i: int) -> RadicalSum:
+        """The length with integer part ``ipart`` and irrational part id ``i``."""
+        return self.part(i) + ipart
+
+    def _add(self, i: int, n: int) -> int:
+        """The id of irrational part ``i`` plus ``sqrt(n)`` for a non-square ``n``."""
+        key = (i, n)
+        j = self._next.get(key)
+        if j is None:
+            k, d = squarefree_decomposition(n)
+            acc = dict(self._terms[i])
+            acc[d] = acc.get(d, 0) + k
+            terms = tuple(sorted(acc.items()))  # canonical: every coefficient is positive
+            j = self._ids.get(terms)
+            if j is None:
+                j = self._ids[terms] = len(self._terms)
+                self._terms.append(terms)
+            self._next[key] = j
+        return j
+
+    def extend(self, ipart: np.ndarray, irr: np.ndarray, vx: np.ndarray, vy: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """(integer part, irrational id) of lengths (ipart, irr) plus one move (vx, vy) each."""
+        n = vx.astype(np.int64) ** 2 + vy.astype(np.int64) ** 2
+        root = np.rint(np.sqrt(n.astype(np.float64))).astype(np.int64)
+        square = root * root == n
+        new_ip = ipart + np.where(square, root, 0)
+        new_ir = irr.copy()
+        rad = np.nonzero(~square)[0]
+        if len(rad):
+            codes, code_of = np.unique(n[rad], return_inverse=True)
+            keys, key_of = np.unique(irr[rad] * len(codes) + code_of, return_inverse=True)
+            nxt = np.array([self._add(int(k) // len(codes), int(codes[int(k) % len(codes)]))
+                            for k in keys.tolist()], dtype=np.int64)
+            new_ir[rad] = nxt[key_of]
+        return new_ip, new_ir

@@ -42,9 +42,11 @@ is a few sorted runs searched with `np.searchsorted` (`_IdMap`), so a round
 costs a handful of vectorised passes and no Python loop per state; only
 targets whose candidates floats cannot order go through the exact arithmetic.
 
-Layering: the exact arithmetic
-comes in as `length_of(vx, vy)` and `zero`, values of any type satisfying
-`OrderedAdditive`.
+Exact arithmetic: the exact selection keeps every path length as a
+`racecert.model.radicals.RadicalForms` pair (integer part, interned irrational
+part), which settles equalities and ties within one irrational part; the rest
+goes through the caller's `length_of(vx, vy)` and `zero`, values of any type
+satisfying `OrderedAdditive` (racecert passes `RadicalSum`).
 
 >>> from racecert.model.parse import load_track  # doctest: +SKIP
 >>> from racecert.model.radicals import RadicalSum  # doctest: +SKIP
@@ -64,6 +66,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 
+from racecert.model.radicals import RadicalForms
 from racecert.model.rules import (
     ACCELERATIONS,
     CarState,
@@ -79,7 +82,7 @@ EDITOR_TOLERANCE = 1e-6
 # The bounding search (`_upper_bound`) gives up after this many settled states per
 # drivable cell: past it the bound would cost about as much as it saves.
 BOUND_BUDGET_PER_CELL = 16
-# Exact ties by `_Forms` (integer part, interned irrational part) where they decide;
+# Exact ties by `RadicalForms` (integer part, interned irrational part) where they decide;
 # False sends every tie to the caller's exact arithmetic (the tests compare both).
 TIES_BY_FORMS = True
 _U = 2.0**-53
@@ -179,94 +182,18 @@ class _IdMap:
             self._runs.append((k[order], i[order]))
 
 
-def split_square(n: int) -> tuple[int, int]:
-    """(c, d) with n = c² · d and d squarefree, so √n = c √d.
-
-    >>> split_square(72), split_square(5), split_square(16)
-    ((6, 2), (1, 5), (4, 1))
-    """
-    c, d, p = 1, n, 2
-    while p * p <= d:
-        while d % (p * p) == 0:
-            d //= p * p
-            c *= p
-        p += 1
-    return c, d
-
-
-class _Forms:
-    """Exact lengths as (integer part, id of the irrational part), vectorised.
-
-    A length Σ|v'| is a sum of c·√d over squarefree d (`split_square`); its terms
-    with d > 1, as a sorted tuple of (d, c), are interned: equal irrational parts
-    get equal ids (0: none). Since 1 and the square roots of distinct squarefree
-    d > 1 are linearly independent over the rationals, two lengths are equal
-    exactly when both their integer parts and their ids are, and two lengths
-    with the same id are ordered by their integer parts. Only lengths with
-    different ids that floats cannot order need the caller's exact arithmetic.
-
-    >>> f = _Forms()
-    >>> ip, ir = f.extend(np.zeros(2, np.int64), np.zeros(2, np.int64), np.array([1, 3]),
-    ...                   np.array([1, 4]))  # + sqrt(2), + 5
-    >>> ip.tolist(), (ir > 0).tolist(), f.form(int(ir[0]))
-    ([0, 5], [True, False], ((2, 1),))
-    """
-
-    def __init__(self) -> None:
-        self._ids: dict[tuple[tuple[int, int], ...], int] = {(): 0}
-        self._forms: list[tuple[tuple[int, int], ...]] = [()]
-        self._next: dict[tuple[int, int], int] = {}
-        self._split: dict[int, tuple[int, int]] = {}
-
-    def form(self, i: int) -> tuple[tuple[int, int], ...]:
-        """The irrational part with id i: ((d, c), ...) sorted by d."""
-        return self._forms[i]
-
-    def _add(self, i: int, n: int) -> int:
-        key = (i, n)
-        j = self._next.get(key)
-        if j is None:
-            c, d = self._split.setdefault(n, split_square(n))
-            terms = dict(self._forms[i])
-            terms[d] = terms.get(d, 0) + c
-            f = tuple(sorted(terms.items()))
-            j = self._ids.get(f)
-            if j is None:
-                j = self._ids[f] = len(self._forms)
-                self._forms.append(f)
-            self._next[key] = j
-        return j
-
-    def extend(self, ipart: np.ndarray, irr: np.ndarray, vx: np.ndarray, vy: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """(integer part, irrational id) of lengths (ipart, irr) plus one move (vx, vy) each."""
-        n = vx.astype(np.int64) ** 2 + vy.astype(np.int64) ** 2
-        root = np.rint(np.sqrt(n.astype(np.float64))).astype(np.int64)
-        square = root * root == n
-        new_ip = ipart + np.where(square, root, 0)
-        new_ir = irr.copy()
-        rad = np.nonzero(~square)[0]
-        if len(rad):
-            codes, code_of = np.unique(n[rad], return_inverse=True)
-            keys, key_of = np.unique(irr[rad] * len(codes) + code_of, return_inverse=True)
-            nxt = np.array([self._add(int(k) // len(codes), int(codes[int(k) % len(codes)]))
-                            for k in keys.tolist()], dtype=np.int64)
-            new_ir[rad] = nxt[key_of]
-        return new_ip, new_ir
-
-
 class _Store:
     """Growable per-state arrays indexed by a dense state id, and the key -> id map.
 
     `bound` holds each state's `finish_distance` when the search prunes by it;
     `ipart` / `irr` the exact length of the path to the state along `pred` as a
-    `_Forms` pair (kept only when `forms` is given: exact selection).
+    `RadicalForms` pair (kept only when `forms` is given: exact selection).
     """
 
     FIELDS = 7
 
     def __init__(self, bound: Callable[[StateArrays], np.ndarray] | None = None,
-                 forms: _Forms | None = None) -> None:
+                 forms: RadicalForms | None = None) -> None:
         self.index = _IdMap()
         self.forms = forms
         self.bound_of = bound
@@ -324,7 +251,7 @@ class _Store:
 
     def extend(self, src: np.ndarray, vx: np.ndarray, vy: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
-        """Exact lengths (`_Forms` pairs) of the paths to `src` plus one move (vx, vy)."""
+        """Exact lengths (`RadicalForms` pairs) of the paths to `src` plus one move (vx, vy)."""
         assert self.forms is not None
         return self.forms.extend(self.ipart[src], self.irr[src], vx, vy)
 
@@ -464,7 +391,7 @@ def shortest_trajectory(
             limit = u + 2 * float_error(u + 1.0)
             if not exact:
                 limit += 2 * EDITOR_TOLERANCE * (u + 2.0)
-    store = _Store(bound_of, _Forms() if exact else None)
+    store = _Store(bound_of, RadicalForms() if exact else None)
     start = StateArrays.of([rules.initial_state()])
     start_id = int(store.ids(codec.encode(start), start)[0])
     store.dist[start_id] = 0.0
@@ -567,7 +494,7 @@ def _relax(store: _Store, src: np.ndarray, dst: np.ndarray, cand: np.ndarray, ex
     current value and candidates have a unique element within the float error
     bound of their minimum takes it; otherwise the near elements are compared
     exactly (ties keep the current predecessor: distances are equal) — by their
-    integer parts when they share one irrational part (`_Forms`), else with the
+    integer parts when they share one irrational part (`RadicalForms`), else with the
     caller's exact arithmetic.
     """
     if not len(dst):

@@ -16,6 +16,7 @@ from racecert.certification.certificate import (
     default_checks,
     judge_figure,
 )
+from racecert.independent import movetable
 from racecert.independent.geometry import Geometry
 from racecert.independent.movetable import MoveTable
 from racecert.model.parse import load_track, parse_track
@@ -74,7 +75,7 @@ def test_count_too_large_is_not_applicable() -> None:
 
 def test_wrong_move_table_entry_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
     """Drop the first move of every optimal trajectory from the table: m* disagrees."""
-    real = checks_cpsat.build_move_table
+    real = movetable.build_move_table
 
     def broken(track, vmax):
         t = real(track, vmax)
@@ -82,12 +83,12 @@ def test_wrong_move_table_entry_disagrees(monkeypatch: pytest.MonkeyPatch) -> No
         rows = tuple(r for r in t.rows if not (r[:2] == (x, y) and r[2:4] == (x + 1, y)))
         return MoveTable(rows, t.vmax, t.endable, t.scope, 0.0)
 
-    checks_cpsat.move_table.cache_clear()
-    monkeypatch.setattr(checks_cpsat, "build_move_table", broken)
+    movetable.move_table.cache_clear()
+    monkeypatch.setattr(movetable, "build_move_table", broken)
     try:
         r = checks_cpsat.check_m_star(_ctx())[0]
     finally:
-        checks_cpsat.move_table.cache_clear()
+        movetable.move_table.cache_clear()
     assert r.verdict == "disagree"
 
 

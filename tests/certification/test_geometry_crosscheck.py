@@ -174,14 +174,19 @@ def test_geometry_layers_and_opening() -> None:
     assert not g.move(VState(5, 2, 1, 0, 0, 1, 2), (0, 0)).valid
 
 
+def _racecert_imports(name: str) -> set[str]:
+    tree = ast.parse((ROOT / "racecert" / "independent" / name).read_text())
+    mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    mods |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    return {m for m in mods if m and m.startswith("racecert")}
+
+
 def test_no_forbidden_imports() -> None:
-    """The independent geometry may read Track data only."""
-    for name in ("geometry.py",):
-        tree = ast.parse((ROOT / "racecert" / "independent" / name).read_text())
-        mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-        mods |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        racecert = {m for m in mods if m and m.startswith("racecert")}
-        assert racecert == {"racecert.model.track"}, racecert
+    """The independent geometry may read Track data only (and the independent race rules,
+    which read Track data only)."""
+    assert _racecert_imports("geometry.py") == {"racecert.model.track",
+                                                "racecert.independent.race_rules"}
+    assert _racecert_imports("race_rules.py") == {"racecert.model.track"}
 
 
 # -- the cross-check ------------------------------------------------------------------

@@ -12,10 +12,11 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 
 from racecert.analysis.pipeline import analyze
-from racecert.certification import checks_cpsat, green_blue_checks
+from racecert.certification import green_blue_checks
 from racecert.certification.context import CertifyContext
+from racecert.independent.cpsat import race_model
 from racecert.independent.cpsat_lengths import SCALE, exact_length, extreme_length, move_weight
-from racecert.independent.movetable import MoveTable
+from racecert.independent.movetable import MoveTable, move_table
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
 from racecert.oracle.bfs import layered_bfs
@@ -89,7 +90,7 @@ def test_move_weights_are_rounded_within_half_a_unit() -> None:
 def test_extremes_equal_the_brute_force(text: str) -> None:
     track = parse_track(text.encode())
     m, lengths = brute_lengths(track)
-    model = checks_cpsat.race_model(track, checks_cpsat.move_table(track, m), m, "exact")
+    model = race_model(track, move_table(track, m), m, "exact")
     least = min(lengths, key=lambda e: float(e))
     most = max(lengths, key=lambda e: float(e))
     green = extreme_length(model, "green", budget=30)
@@ -106,7 +107,7 @@ def test_extremes_equal_the_brute_force_on_random_tracks(g) -> None:
         m, lengths = brute_lengths(g.track)
     except (AssertionError, bruteforce.WorkCapExceeded):
         return  # no arrival within the cap, or too many trajectories to enumerate here
-    model = checks_cpsat.race_model(g.track, checks_cpsat.move_table(g.track, m), m, "exact")
+    model = race_model(g.track, move_table(g.track, m), m, "exact")
     green = extreme_length(model, "green", budget=30)
     assert green.status == "optimal"
     least = min(lengths, key=lambda e: float(e))
@@ -145,7 +146,7 @@ def test_a_wrong_length_or_tie_count_disagrees() -> None:
 def test_a_dropped_move_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the move green's trajectories start with, CP-SAT finds another length."""
     track = parse_track(STRAIGHT.encode())
-    real = checks_cpsat.move_table(track, 5)
+    real = move_table(track, 5)
     rows = tuple(r for r in real.rows if not (r[:2] == (1, 2) and r[2:4] == (2, 2)))
     assert len(rows) < len(real.rows)
     monkeypatch.setattr(green_blue_checks, "move_table",

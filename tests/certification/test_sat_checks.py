@@ -25,7 +25,7 @@ from racecert.certification.sat_checks import (
 )
 from racecert.independent.drup import check_drup
 from racecert.independent.movetable import build_move_table
-from racecert.independent.sat import build_onehot_cnf, solve_onehot
+from racecert.independent.onehot import build_onehot_cnf, solve_onehot
 from racecert.model.parse import load_track
 from racecert.oracle.bfs import layered_bfs
 
@@ -156,9 +156,34 @@ def test_a_wrong_table_entry_makes_the_onehot_lower_bound_disagree(tmp_path: Pat
     assert "replays: move" in cert.lower.reason  # the spurious trajectory does not replay
 
 
-def test_not_applicable_beyond_the_size_limit() -> None:
+def test_timeout_beyond_the_size_budget() -> None:
+    """Too large for the encoder is a named budget (timeout), never not-applicable."""
     track = load_track(TRACKS / "espiral.toml")
     bfs = layered_bfs(track, "exact")
     assert bfs.m_star is not None and bfs.m_star > sat_checks.ONEHOT_MAX_MSTAR
     [r] = sat_checks.onehot_checks(track, bfs)
-    assert r.verdict == "not-applicable" and r.figure == LOWER_ONEHOT
+    assert r.verdict == "timeout" and r.figure == LOWER_ONEHOT and "budget" in r.reason
+
+
+def test_a_conflict_budget_ends_the_solve_with_timeout() -> None:
+    """A formula that needs search, with a budget of one conflict: timeout, not a verdict."""
+    from pysat.examples.genhard import PHP
+
+    from racecert.independent.sat import SolverBudgetExceeded, run_with_proof
+
+    with pytest.raises(SolverBudgetExceeded, match="1 conflicts"):
+        run_with_proof([list(c) for c in PHP(7).clauses], "glucose4", None, conflict_budget=1)
+    done = run_with_proof([list(c) for c in PHP(4).clauses], "glucose4", None)
+    assert done.sat is False and done.proof
+
+
+def test_proofs_come_with_their_formula_in_dimacs(tmp_path: Path) -> None:
+    """With an output folder the refuted formula is written beside its DRUP proof, so an
+    outside checker (drat-trim) can re-check it."""
+    from racecert.independent.sat import run_with_proof
+
+    clauses = [[1, 2], [-1, 2], [1, -2], [-1, -2]]
+    run_with_proof(clauses, "glucose4", tmp_path / "p.drup")
+    cnf = (tmp_path / "p.cnf").read_text().splitlines()
+    assert cnf[0] == "p cnf 2 4" and cnf[1:] == ["1 2 0", "-1 2 0", "1 -2 0", "-1 -2 0"]
+    assert (tmp_path / "p.drup").exists()

@@ -7,7 +7,7 @@ strike, then does something long that only a signal ends:
   pigeonhole problem (hours for CP-SAT without symmetry reasoning), run through the
   same solver set-up (`cpsat._solver`) and helper (`cpsat_solve`) as the real checks;
 - ``sat OUT|-``: `racecert certify` whose only check is a proof-logging python-sat
-  solve (`sat._run_with_proof`, the helper of both real SAT checks) of a pigeonhole
+  solve (`sat.run_with_proof`, the helper of both real SAT checks) of a pigeonhole
   CNF, writing its proof into the certify output folder as the real checks do;
 - ``write PATH``: `write_text_atomic(PATH, ...)` stopped between writing the temp
   file and renaming it (for kill -9).
@@ -62,12 +62,12 @@ def pigeonhole_sat(ctx: CertifyContext) -> list[CheckResult]:
     """A proof-logging SAT solve that runs far longer than the test, its proof in out_dir."""
     from pysat.examples.genhard import PHP
 
-    from racecert.independent.sat import _run_with_proof
+    from racecert.independent.sat import run_with_proof
 
     proof = None if ctx.out_dir is None else Path(ctx.out_dir) / "pigeonhole.drup"
     clauses = [list(c) for c in PHP(12).clauses]
     ready()
-    run = _run_with_proof(clauses, "glucose4", proof)
+    run = run_with_proof(clauses, "glucose4", proof)
     return [CheckResult("m*", 0, "pigeonhole", str(run.sat), "not-applicable",
                         "the solve ended without an interrupt", 0.0)]
 

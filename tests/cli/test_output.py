@@ -224,7 +224,9 @@ def test_certify_out_writes_proofs_next_to_certificate(tmp_path: Path,
     proofs = sorted({c["artefacts"]["proof"] for c in all_checks(data)
                      if "proof" in c["artefacts"]})
     assert proofs and all(Path(p).parent == tmp_path and Path(p).exists() for p in proofs)
-    assert listing(tmp_path) == sorted(["cert.json", *(Path(p).name for p in proofs)])
+    formulas = [Path(p).with_suffix(".cnf").name for p in proofs]  # each beside its proof
+    assert listing(tmp_path) == sorted(["cert.json", *(Path(p).name for p in proofs),
+                                        *formulas])
 
 
 def test_certify_without_out_writes_no_proof(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,

@@ -14,7 +14,8 @@ from racecert.independent.fastgeom import (
     ZERO,
     FastGeometry,
 )
-from racecert.independent.geometry import ACCELS, Geometry, VState
+from racecert.independent.geometry import Geometry, VState
+from racecert.independent.race_rules import ACCELS
 from racecert.model.track import Track
 
 _REASON_PREFIXES = (("zero velocity", ZERO), ("opening rule", OPENING),

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from racecert.certification.checks_cpsat import move_table, race_model
-from racecert.independent.cpsat import count_solutions, solve
+from racecert.independent.cpsat import count_solutions, race_model, solve
 from racecert.independent.geometry import Geometry
-from racecert.independent.movetable import MoveTable
+from racecert.independent.movetable import MoveTable, move_table
 from racecert.model.parse import load_track, parse_track
 from racecert.oracle.bfs import layered_bfs
 from tests.certification.test_geometry_crosscheck import RAMP_TRACK, RING_TRACK

@@ -26,6 +26,7 @@ from racecert.independent.fastgeom import (
     footprint,
     touched_cells,
 )
+from racecert.independent.race_rules import ACCELS
 from racecert.independent.search import explore
 from racecert.model.geometry import touched_offsets
 from racecert.model.parse import load_track
@@ -83,7 +84,7 @@ def _model_disagreements(track: Track, states: np.ndarray) -> list[str]:
     out = []
     for i, row in enumerate(states.tolist()):
         s = CarState(*row)
-        for a, acc in enumerate(verify.ACCELS):
+        for a, acc in enumerate(ACCELS):
             r = 9 * i + a
             res = apply_move(track, s, acc)
             theirs = (res.valid, res.state.kinematic + (res.state.progress,) if res.valid else None,

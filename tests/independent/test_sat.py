@@ -7,19 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from racecert.certification.sat_checks import sat_certificate, sat_checks, table_successors
+from racecert.certification.sat_checks import sat_certificate, sat_checks
 from racecert.independent.drup import check_drup
 from racecert.independent.geometry import Geometry
 from racecert.independent.movetable import build_move_table
-from racecert.independent.sat import (
+from racecert.independent.onehot import (
     build_onehot_cnf,
-    build_reach_cnf,
     cell_relaxation,
     decode_onehot,
     solve_onehot,
-    solve_reach,
-    untimed_closure,
 )
+from racecert.independent.race_rules import table_successors
+from racecert.independent.sat import build_reach_cnf, solve_reach, untimed_closure
 from racecert.model.parse import load_track
 from racecert.oracle.bfs import layered_bfs
 

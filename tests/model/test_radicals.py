@@ -11,6 +11,7 @@ import doctest
 import itertools
 import math
 
+import numpy as np
 import pytest
 import sympy
 from hypothesis import assume, given, settings
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from racecert.model import radicals
 from racecert.model.radicals import (
+    RadicalForms,
     RadicalSum,
     compare,
     length_of_moves,
@@ -612,3 +614,32 @@ def test_pickle_and_integer_like_inputs() -> None:
     assert b == 2 * S(2)
     assert all(type(d) is int and type(c) is int for d, c in b.terms)
     assert RadicalSum.from_terms([(np.int64(12), np.int64(2))]).terms == ((3, 4),)
+
+
+# -- interned forms (vectorised, used by the Dijkstra search) --------------------------------
+
+
+def test_forms_are_the_radical_sums_of_random_move_sequences() -> None:
+    """Random move sequences, extended one move at a time in a batch: each (integer part,
+    id) pair is exactly the sequence's `length_of_moves`; equal pairs iff equal sums, and
+    the integer parts order the sums wherever the ids agree."""
+    import random
+
+    rnd = random.Random(7)
+    seqs = [[(rnd.randint(-4, 4), rnd.randint(-4, 4)) for _ in range(5)] for _ in range(300)]
+    seqs += [list(reversed(q)) for q in seqs[:100]]  # same lengths, other order
+    f = RadicalForms()
+    ip, ir = np.zeros(len(seqs), np.int64), np.zeros(len(seqs), np.int64)
+    for step in range(5):
+        vx = np.array([q[step][0] for q in seqs])
+        vy = np.array([q[step][1] for q in seqs])
+        ip, ir = f.extend(ip, ir, vx, vy)
+    forms = list(zip(ip.tolist(), ir.tolist(), strict=True))
+    exact = [length_of_moves(q) for q in seqs]
+    assert [f.value(a, b) for a, b in forms] == exact
+    assert all(f.part(b).integer_part() == 0 for _, b in forms)
+    for i in range(len(seqs)):
+        for j in range(0, len(seqs), 7):
+            assert (forms[i] == forms[j]) == (exact[i] == exact[j])
+            if forms[i][1] == forms[j][1]:
+                assert (forms[i][0] < forms[j][0]) == (exact[i] < exact[j])

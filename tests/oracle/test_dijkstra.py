@@ -24,14 +24,12 @@ from racecert.model.track import Track
 from racecert.oracle import dijkstra
 from racecert.oracle.bfs import layered_bfs
 from racecert.oracle.dijkstra import (
-    _Forms,
     _IdMap,
     _Store,
     _upper_bound,
     finish_distance,
     float_error,
     shortest_trajectory,
-    split_square,
 )
 
 
@@ -319,41 +317,10 @@ def test_id_map_matches_a_dict(batches: list[list[int]]) -> None:
 # -- exact ties: interned forms vs the caller's arithmetic -----------------------------------
 
 
-def test_split_square() -> None:
-    for n in range(1, 2000):
-        c, d = split_square(n)
-        assert c * c * d == n
-        assert all(d % (p * p) for p in range(2, math.isqrt(d) + 1))
-
-
-def test_forms_decide_equality_like_radical_sums() -> None:
-    """Random move sequences: equal forms iff equal `RadicalSum`s, and the same order
-    where the irrational parts agree."""
-    import random
-
-    rnd = random.Random(7)
-    f = _Forms()
-    seqs = [[(rnd.randint(-4, 4), rnd.randint(-4, 4)) for _ in range(rnd.randint(0, 5))]
-            for _ in range(300)]
-    seqs += [list(reversed(q)) for q in seqs[:100]]  # same lengths, other order
-    forms, exact = [], []
-    for q in seqs:
-        ip, ir = np.zeros(1, np.int64), np.zeros(1, np.int64)
-        for vx, vy in q:
-            ip, ir = f.extend(ip, ir, np.array([vx]), np.array([vy]))
-        forms.append((int(ip[0]), int(ir[0])))
-        exact.append(sum((RadicalSum.of_vector(vx, vy) for vx, vy in q), RadicalSum.zero()))
-    for i in range(len(seqs)):
-        for j in range(0, len(seqs), 7):
-            assert (forms[i] == forms[j]) == (exact[i] == exact[j])
-            if forms[i][1] == forms[j][1]:
-                assert (forms[i][0] < forms[j][0]) == (exact[i] < exact[j])
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rooms())
 def test_ties_by_arithmetic_give_the_same_trajectory(data: bytes) -> None:
-    """The `_Forms` shortcut and the caller's exact arithmetic settle ties alike."""
+    """The `RadicalForms` shortcut and the caller's exact arithmetic settle ties alike."""
     try:
         t = parse_track(data)
     except TrackError:
