@@ -29,6 +29,22 @@ class LayeredDag:
     arrive_x: np.ndarray
     arrive_y: np.ndarray
 
+    @staticmethod
+    def of(dag: object) -> LayeredDag:
+        """The positions view of a DAG with `layers[t].x/.y`, `edges` and `arrive_*` arrays
+        (the independent search's DAG, whose states also carry velocities and layers)."""
+        layers = dag.layers  # type: ignore[attr-defined]
+        as64 = np.asarray
+        return LayeredDag(
+            tuple(as64(layer.x, dtype=np.int64) for layer in layers),
+            tuple(as64(layer.y, dtype=np.int64) for layer in layers),
+            tuple((as64(s, dtype=np.int64), as64(d, dtype=np.int64))
+                  for s, d in dag.edges),  # type: ignore[attr-defined]
+            as64(dag.arrive_src, dtype=np.int64),  # type: ignore[attr-defined]
+            as64(dag.arrive_final, dtype=np.int64),  # type: ignore[attr-defined]
+            as64(dag.arrive_x, dtype=np.int64),  # type: ignore[attr-defined]
+            as64(dag.arrive_y, dtype=np.int64))  # type: ignore[attr-defined]
+
     @property
     def moves(self) -> int:
         """m*: the layers are the positions after 0 .. m* - 1 moves, plus the arriving move."""

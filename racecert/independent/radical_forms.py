@@ -177,24 +177,39 @@ class SignStats:
     by_sympy: int = 0
 
 
+def sign_of(coeffs: dict[int, int], stats: SignStats | None = None) -> int:
+    """The exact sign of Σ c sqrt(d) over distinct squarefree d: float filter, then sympy.
+
+    >>> sign_of({1: 665857, 2: -470832}), sign_of({1: 0})
+    (1, 0)
+    """
+    live = {d: c for d, c in coeffs.items() if c}
+    if not live:
+        return 0
+    terms = sorted(live.items())
+    s = np.sqrt(np.array([d for d, _ in terms], dtype=np.float64))
+    c = np.array([float(c) for _, c in terms])
+    if np.abs(c).max() < MAX_COEFFICIENT and terms[-1][0] < 2**53:
+        value = float(c @ s)
+        bound = 2.0 * (len(terms) + 3) * UNIT_ROUNDOFF * float(np.abs(c) @ s)
+        if abs(value) > bound:
+            if stats is not None:
+                stats.by_float += 1
+            return 1 if value > 0 else -1
+    if stats is not None:
+        stats.by_sympy += 1
+    return sympy_sign(live)
+
+
 def sign_of_difference(a: np.ndarray, b: np.ndarray, radicands: Radicands,
                        stats: SignStats | None = None) -> int:
-    """Sign of (row a) - (row b) exactly: 0 iff the rows are equal, else float filter or sympy."""
+    """Sign of (row a) - (row b) exactly: 0 iff the rows are equal, else `sign_of`."""
     width = max(len(a), len(b))
     delta = np.zeros(width, dtype=np.int64)
     delta[: len(a)] += a
     delta[: len(b)] -= b
-    if not delta.any():
-        return 0
-    value, bound = float_bound(delta.reshape(1, -1), radicands)
-    if abs(float(value[0])) > float(bound[0]):
-        if stats is not None:
-            stats.by_float += 1
-        return 1 if value[0] > 0 else -1
-    if stats is not None:
-        stats.by_sympy += 1
     nz = np.nonzero(delta)[0]
-    return sympy_sign({radicands.d[int(j)]: int(delta[j]) for j in nz})
+    return sign_of({radicands.d[int(j)]: int(delta[j]) for j in nz}, stats)
 
 
 @dataclass(frozen=True)
@@ -246,9 +261,16 @@ class RadicalLength:
         return float(self.sympy.evalf(30))
 
     def same_as(self, other: RadicalLength | str) -> bool:
-        """Exact equality as sympy judges it (`other` may be text in the project's form)."""
+        """Exact equality as sympy judges it (`other` may be text in the project's form).
+
+        sympy writes every sqrt(n) as k sqrt(d), d squarefree, and collects equal
+        radicals, so the difference of two equal sums is the literal 0.
+
+        >>> RadicalLength(((1, 2), (2, 2))).same_as("2 + sqrt(8)")
+        True
+        """
         theirs = other.sympy if isinstance(other, RadicalLength) else sympy.sympify(other)
-        return sympy.simplify(self.sympy - theirs) == 0
+        return sympy.expand(self.sympy - theirs) == 0
 
     def __str__(self) -> str:
         if not self.terms:
