@@ -98,6 +98,8 @@ def euclid_separation(green: RadicalLength, blue: RadicalLength,
     diff = {d: c for d, c in diff.items() if c}
     if not diff:
         return EuclidSeparation(Fraction(0), Fraction(0), True)
+    if sign_of(diff) < 0:
+        raise ValueError(f"blue ({blue}) is shorter than green ({green})")
     excess = {d: 10 * diff.get(d, 0) - g.get(d, 0) for d in set(diff) | set(g)}
     if sign_of(excess) >= 0:
         return EuclidSeparation(Fraction(1), Fraction(1), True)
