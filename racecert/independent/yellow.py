@@ -47,6 +47,7 @@ from racecert.independent.radical_forms import (
     Radicands,
     SignStats,
     float_bound,
+    sign_of,
     sign_of_difference,
 )
 from racecert.independent.successors import Classify
@@ -103,6 +104,8 @@ class _Store:
     def __init__(self, max_states: int, track: Track, phases: int) -> None:
         self.max_states = max_states
         self.w, self.h, self.phases = track.width, track.height, phases
+        if 2 * self.w * (2 * self.h + 1) * 4 * phases * self.h * self.w >= 2**62:
+            raise ValueError(f"a {self.w}x{self.h} grid does not fit the yellow search's key")
         self.ids: dict[int, int] = {}
         self.n = 0
         cap = 1024
@@ -445,4 +448,12 @@ def shortest_arrival(track: Track, classify: Classify, *,
         upper = float(upper_bound) * (1 + 2.0**-40) + 2.0**-40
     search = _Search(track, classify, max_states, upper)
     search.run()
-    return search.result()
+    result = search.result()
+    if upper_bound is not None:
+        # the bound only prunes if it is an arrival's length; a wrong one is refused
+        excess = dict(result.length.terms) if result.length is not None else {}
+        for d, c in upper_bound.terms:
+            excess[d] = excess.get(d, 0) - c
+        if result.length is None or sign_of(excess) > 0:
+            raise ValueError(f"upper bound {upper_bound} is below every arriving trajectory")
+    return result
