@@ -15,7 +15,7 @@ grid is read here with this module's own table of characters.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -26,6 +26,7 @@ from racecert.model.track import Track
 from racecert.verify.geometry import touched_cells
 
 _DRIVABLE = ({".", ":", "/"}, {"=", ":", "/"})  # ground, elevated
+TouchedFn = Callable[[int, int], Sequence[tuple[int, ...]]]
 
 
 @dataclass(frozen=True)
@@ -51,43 +52,55 @@ def drivable_count(track: Track) -> int:
 
 
 def _mark(grid: np.ndarray, px: np.ndarray, py: np.ndarray, dx: np.ndarray,
-          dy: np.ndarray) -> None:
-    """Mark the cells touched by the moves from (px, py) by (dx, dy)."""
-    codes = np.unique(np.stack((dx, dy), axis=1), axis=0, return_inverse=True)
-    pairs, inverse = codes[0], codes[1].reshape(-1)
-    for i, (vx, vy) in enumerate(pairs.tolist()):
-        sel = inverse == i
-        x0, y0 = px[sel], py[sel]
-        for ox, oy, _ in touched_cells(vx, vy):
+          dy: np.ndarray, touched: TouchedFn) -> None:
+    """Mark the cells touched by the moves from (px, py) by (dx, dy), one displacement at
+    a time (moves sorted by displacement, each group a slice)."""
+    if not len(px):
+        return
+    h, w = grid.shape
+    code = (dx.astype(np.int64) + w) * (2 * h + 1) + (dy.astype(np.int64) + h)
+    order = np.argsort(code, kind="stable")
+    code, x_all, y_all = code[order], px[order], py[order]
+    cuts = np.r_[0, np.nonzero(np.diff(code))[0] + 1, len(code)]
+    for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        vx, vy = int(dx[order[lo]]), int(dy[order[lo]])
+        y0, x0 = np.divmod(np.unique(y_all[lo:hi] * w + x_all[lo:hi]), w)  # distinct starts
+        for ox, oy, *_ in touched(vx, vy):
             cx, cy = x0 + ox, y0 + oy
-            if len(cx) and (cx.min() < 0 or cy.min() < 0 or cx.max() >= grid.shape[1]
-                            or cy.max() >= grid.shape[0]):
+            if cx.min() < 0 or cy.min() < 0 or cx.max() >= w or cy.max() >= h:
                 raise ValueError(f"a DAG move by ({vx}, {vy}) touches a cell off the grid")
             grid[cy, cx] = True
 
 
-def red_coverage(track: Track, dag: LayeredDag) -> RedCoverage:
-    """The red cells of `dag` (every move, arrivals included, plus the start) over the track."""
+def red_coverage(track: Track, dag: LayeredDag,
+                 touched: TouchedFn = touched_cells) -> RedCoverage:
+    """The red cells of `dag` (every move, arrivals included, plus the start) over the track.
+
+    `touched(vx, vy)` lists the touched offsets (dx, dy, ...) of a displacement:
+    the verify geometry's clipping by default (exact `Fraction`s, slow on long
+    moves), or any other independent implementation.
+    """
     grid = np.zeros((track.height, track.width), dtype=bool)
     x0, y0 = dag.start
     grid[y0, x0] = True
     for t, (src, _) in enumerate(dag.edges):
         dx, dy = dag.displacement(t)
-        _mark(grid, dag.xs[t][src], dag.ys[t][src], dx, dy)
+        _mark(grid, dag.xs[t][src], dag.ys[t][src], dx, dy, touched)
     last = len(dag.xs) - 1
     dx, dy = dag.arrival_displacement()
-    _mark(grid, dag.xs[last][dag.arrive_src], dag.ys[last][dag.arrive_src], dx, dy)
+    _mark(grid, dag.xs[last][dag.arrive_src], dag.ys[last][dag.arrive_src], dx, dy, touched)
     ys, xs = np.nonzero(grid)
     return RedCoverage(frozenset(zip(xs.tolist(), ys.tolist(), strict=True)),
                        drivable_count(track))
 
 
-def trajectory_cells(positions: Iterable[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+def trajectory_cells(positions: Iterable[tuple[int, int]],
+                     touched: TouchedFn = touched_cells) -> frozenset[tuple[int, int]]:
     """Cells touched by the moves between consecutive positions, the first position included."""
     pts = list(positions)
     out = {pts[0]}
     for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
-        out.update((x0 + ox, y0 + oy) for ox, oy, _ in touched_cells(x1 - x0, y1 - y0))
+        out.update((x0 + ox, y0 + oy) for ox, oy, *_ in touched(x1 - x0, y1 - y0))
     return frozenset(out)
 
 

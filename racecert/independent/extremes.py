@@ -34,7 +34,6 @@ from racecert.independent.radical_forms import (
     RadicalLength,
     Radicands,
     SignStats,
-    float_bound,
     sign_of_difference,
 )
 
@@ -114,6 +113,13 @@ class _Layer:
     pred: np.ndarray
     acc: np.ndarray
 
+    def release(self) -> None:
+        """Keep only what the representative's backtracking needs (pred, acc)."""
+        empty = np.zeros(0)
+        self.rows = np.zeros((0, 0), dtype=self.rows.dtype)
+        self.value = self.error = self.rank = empty
+        self.count = np.zeros(0, dtype=object)
+
 
 @dataclass
 class _Candidates:
@@ -125,6 +131,8 @@ class _Candidates:
     k: np.ndarray
     acc: np.ndarray
     n_groups: int
+    value: np.ndarray | None = None
+    error: np.ndarray | None = None
 
 
 @dataclass
@@ -134,12 +142,13 @@ class _Pass:
     dag: LayeredDag
     sign: int
     radicands: Radicands
+    dtype: type = np.int64
     stats: SignStats = field(default_factory=SignStats)
     layers: list[_Layer] = field(default_factory=list)
 
     def run(self, velocities: list[tuple[np.ndarray, np.ndarray]]) -> ExtremeTrajectory:
         one = np.ones(1, dtype=np.int64)
-        rows = np.zeros((1, self.radicands.width), dtype=np.int64)
+        rows = np.zeros((1, self.radicands.width), dtype=self.dtype)
         self.layers = [_Layer(rows, np.zeros(1), np.zeros(1), np.array([1], dtype=object),
                               np.zeros(1, dtype=np.int64), -one, -one)]
         dag = self.dag
@@ -148,6 +157,7 @@ class _Pass:
             vx, vy = velocities[t]
             cand = self._candidates(src, dst, dx, dy, vx, vy, len(dag.xs[t + 1]))
             self.layers.append(self._step(cand))
+            self.layers[-2].release()
         last = len(dag.xs) - 1
         dx, dy = dag.arrival_displacement()
         vx, vy = velocities[last]
@@ -174,6 +184,7 @@ class _Pass:
         step = c.k * sq[c.col]
         value = prev.value[c.src] + step
         error = prev.error[c.src] + 3.0 * UNIT_ROUNDOFF * (step + np.abs(value))
+        c.value, c.error = value, error
         key = s * value
         reach = _group_min(key + error, c.group, c.n_groups)  # the extreme is at most this
         kept = np.nonzero(key - error <= reach[c.group])[0]
@@ -209,7 +220,7 @@ class _Pass:
     def _exact_extreme(self, c: _Candidates, members: np.ndarray, rows: np.ndarray
                        ) -> np.ndarray:
         """Members whose exact candidate row is the group's extreme (exact decisions)."""
-        cand = rows[c.src[members]].copy()
+        cand = rows[c.src[members]].astype(np.int64)
         cand[np.arange(len(members)), c.col[members]] += c.k[members]
         best = 0
         for i in range(1, len(members)):
@@ -237,10 +248,15 @@ class _Pass:
         acc = np.empty(n, dtype=np.int64)
         pred[dst] = c.src[chosen]
         acc[dst] = c.acc[chosen]
-        new_rows = np.empty((n, rows.shape[1]), dtype=np.int64)
+        new_rows = np.empty((n, rows.shape[1]), dtype=rows.dtype)
         new_rows[dst] = rows[c.src[chosen]]
         new_rows[dst, c.col[chosen]] += c.k[chosen]
-        value, error = float_bound(new_rows, self.radicands)
+        # the float value of a winner (exactly equal rows share one) and its error bound
+        assert c.value is not None and c.error is not None
+        value = np.empty(n)
+        error = np.empty(n)
+        value[dst] = c.value[chosen]
+        error[dst] = c.error[chosen]
         rank = np.empty(n, dtype=np.int64)
         rank[np.lexsort((acc, prev.rank[pred]))] = np.arange(n)
         return _Layer(new_rows, value, error, counts, rank, pred, acc)
@@ -264,6 +280,26 @@ class _Pass:
         return ExtremeTrajectory(length, int(final.count[0]), tuple(positions), accelerations)
 
 
+def _coefficient_type(dag: LayeredDag) -> type:
+    """The narrowest integer type that holds every coefficient of every path length.
+
+    A coefficient is a sum of multipliers k <= sqrt(dx² + dy²) <= |dx| + |dy|
+    over at most m* moves.
+    """
+    top = 0
+    for t in range(len(dag.edges)):
+        dx, dy = dag.displacement(t)
+        if len(dx):
+            top = max(top, int((np.abs(dx) + np.abs(dy)).max()))
+    dx, dy = dag.arrival_displacement()
+    if len(dx):
+        top = max(top, int((np.abs(dx) + np.abs(dy)).max()))
+    bound = dag.moves * top
+    if bound < 2**15:
+        return np.int16
+    return np.int32 if bound < 2**31 else np.int64
+
+
 def extreme_lengths(dag: LayeredDag) -> ExtremeLengths:
     """Green and blue over `dag`: exact extreme lengths, exact tie counts, representatives.
 
@@ -275,9 +311,10 @@ def extreme_lengths(dag: LayeredDag) -> ExtremeLengths:
         raise ValueError("the DAG has no arriving move")
     velocities = dag.velocities()
     radicands = Radicands()
-    green_pass = _Pass(dag, +1, radicands)
+    dtype = _coefficient_type(dag)
+    green_pass = _Pass(dag, +1, radicands, dtype)
     green = green_pass.run(velocities)
-    blue_pass = _Pass(dag, -1, radicands)
+    blue_pass = _Pass(dag, -1, radicands, dtype)
     blue = blue_pass.run(velocities)
     moves = sum(len(e[0]) for e in dag.edges) + len(dag.arrive_src)
     return ExtremeLengths(green, blue, dag.size, 2 * moves,
