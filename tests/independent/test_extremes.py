@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from racecert.independent import extremes as ex
 from racecert.independent import radical_forms as rf
 from racecert.independent.agreement import compare_extreme
+from racecert.independent.dag import LayeredDag
 from racecert.independent.extremes import extreme_lengths
 from racecert.solvers.bfs import layered_bfs
 from tests.bruteforce import WorkCapExceeded
@@ -142,3 +143,14 @@ def test_moved_arrival_changes_the_length():
     dag = layered_from_oracle(a.bfs.dag)
     corrupted = extreme_lengths(dataclasses.replace(dag, arrive_x=dag.arrive_x - 1))
     assert _disagreements(corrupted, a)
+
+
+@pytest.mark.parametrize("name", ["4_esquinas", "espiral", "tiny_opening_shadow"])
+def test_on_the_independent_search_dag(name):
+    """The whole independent chain: the independent search's DAG, viewed by `LayeredDag.of`."""
+    search = pytest.importorskip("racecert.independent.search")
+    a = analysis_of(next(p for p in BUNDLED if p.stem == name))
+    found = search.explore(a.track)
+    mine = extreme_lengths(LayeredDag.of(found.dag))
+    assert _disagreements(mine, a) == []
+    assert mine.green.accelerations == a.representatives.green.trajectory.accelerations
