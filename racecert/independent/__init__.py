@@ -14,5 +14,9 @@ topology or radicals): `make lint` enforces it with import-linter, and
   predecessors', with Python ints; every move between DAG states is in the DAG);
 - `movetable`, `cpsat`, `cpsat_lengths`, `sat`, `drup`: the time-indexed CP-SAT and
   SAT models over move tables of the independent geometry, and the DRUP checker;
+- `radical_forms`, `dag`, `extremes`, `yellow`, `coverage`, `score`, `agreement`: exact
+  lengths as coefficient vectors judged by sympy, green/blue with ties over the
+  independent DAG, a second least-length (yellow) search, red coverage and the design
+  score recomputed from certified inputs, and their comparisons with the oracle's values;
 - `interrupt`: Ctrl-C during a CP-SAT or python-sat solve becomes KeyboardInterrupt.
 """
