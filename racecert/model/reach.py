@@ -189,17 +189,9 @@ def _crossing_steps(grid: _Grid, lines: tuple[Line, ...]) -> _Crossings:
     coordinate, y + dy/2, lies in the closed span [lo - 1/2, hi + 1/2]; that is
     `racecert.model.geometry.line_crossing` at t = 1/2, in integers.
     """
-    cand: dict[tuple[int, int, int, int, int], None] = {}
-    for line in lines:
-        for c in (line.k, line.k + 1):
-            for s in range(line.lo - 1, line.hi + 2):
-                x, y = (c, s) if line.axis == "x" else (s, c)
-                for layer in range(grid.layers):
-                    for dx, dy in STEPS:
-                        cand[(layer, x, y, dx, dy)] = None
-    if not cand:
+    layer, x, y, dx, dy = _candidates(grid, lines)
+    if not len(x):
         return _empty_crossings(len(lines))
-    layer, x, y, dx, dy = (np.array(a, dtype=np.int64) for a in zip(*cand, strict=True))
     landed = _landing_layer(grid, layer, x, y, dx, dy)
     sign = np.zeros((len(x), len(lines)), dtype=np.int64)
     for j, line in enumerate(lines):
@@ -215,6 +207,26 @@ def _crossing_steps(grid: _Grid, lines: tuple[Line, ...]) -> _Crossings:
     u = (layer * grid.h + y) * grid.w + x
     v = (landed * grid.h + y + dy) * grid.w + x + dx
     return _Crossings(u, v, layer, landed, x, y, dx, dy, sign)
+
+
+def _candidates(grid: _Grid, lines: tuple[Line, ...]) -> tuple[np.ndarray, ...]:
+    """(layer, x, y, dx, dy) of every unit step from a cell on the grid beside a line
+    (columns k and k + 1 of a line x = k, rows lo - 1 .. hi + 1), each step once."""
+    ids = [np.zeros(0, dtype=np.int64)]
+    for line in lines:
+        n_fixed, n_span = (grid.w, grid.h) if line.axis == "x" else (grid.h, grid.w)
+        fixed = np.array([c for c in (line.k, line.k + 1) if 0 <= c < n_fixed], dtype=np.int64)
+        span = np.arange(max(line.lo - 1, 0), min(line.hi + 2, n_span), dtype=np.int64)
+        f, s = (a.ravel() for a in np.meshgrid(fixed, span))
+        x, y = (f, s) if line.axis == "x" else (s, f)
+        cell = (y * grid.w + x)[None, :] + (np.arange(grid.layers) * grid.h * grid.w)[:, None]
+        ids.append((cell.ravel()[:, None] * len(STEPS) + np.arange(len(STEPS))).ravel())
+    step_id = np.unique(np.concatenate(ids))
+    node, d = np.divmod(step_id, len(STEPS))
+    layer, cell = np.divmod(node, grid.h * grid.w)
+    y, x = np.divmod(cell, grid.w)
+    steps = np.array(STEPS, dtype=np.int64)
+    return layer, x, y, steps[d, 0], steps[d, 1]
 
 
 def _empty_crossings(n_lines: int) -> _Crossings:
@@ -270,8 +282,10 @@ def _components(grid: _Grid, masks: dict[tuple[int, int, int], np.ndarray]) -> n
     a = np.concatenate([e[0] for e in ends])
     b = np.concatenate([e[1] for e in ends])
     root = _union(int(run.max()) + 1, a, b)
-    flat = run.reshape(-1)
-    return np.where(flat >= 0, root[np.maximum(flat, 0)], -1)
+    labels = run.reshape(-1)  # relabelled in place: run index -> its component's root
+    on = labels >= 0
+    labels[on] = root[labels[on]]
+    return labels
 
 
 def _runs(grid: _Grid, masks: dict[tuple[int, int, int], np.ndarray]) -> np.ndarray:
@@ -279,7 +293,8 @@ def _runs(grid: _Grid, masks: dict[tuple[int, int, int], np.ndarray]) -> np.ndar
     starts = grid.drivable.copy()
     for layer in range(grid.layers):
         starts[layer, :, 1:] &= ~masks[(layer, 1, 0)][:, :-1]
-    run = np.cumsum(starts, dtype=np.int64).reshape(grid.shape) - 1
+    run = np.cumsum(starts, dtype=np.int32).reshape(grid.shape)  # < 2^26 cells: int32
+    run -= 1
     run[~grid.drivable] = -1
     return run
 
@@ -306,7 +321,7 @@ def _union(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     loop ends, and at its fixed point f[f[u]] = f[u] (every parent is a root)
     and f[u] = f[v] across every edge.
     """
-    f = np.arange(n, dtype=np.int64)
+    f = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
     while True:
         gf = f[f]
         m = gf.copy()

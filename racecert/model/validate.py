@@ -134,7 +134,8 @@ def check_int(p: Places, table: str, key: str, v: Any, lo: int | None = None,
 def check_pair(p: Places, table: str, key: str, v: Any) -> tuple[int, int]:
     """A pair of int64 integers (a TOML array [a, b], or a tuple in code)."""
     if not (isinstance(v, list | tuple) and len(v) == 2 and all(is_int(c) for c in v)):
-        raise p.error(table, key, f"must be a pair of integers [a, b], got {show(v)}")
+        shown = show(list(v) if isinstance(v, tuple) else v)  # as TOML writes it: [a, b]
+        raise p.error(table, key, f"must be a pair of integers [a, b], got {shown}")
     for c in v:
         check_int(p, table, key, c)
     return (v[0], v[1])
@@ -389,9 +390,9 @@ def validate_track(track: Track) -> Track:
     ...     print(e.where, e.message)
     [car].position (0, 0) is not asphalt in layer 0 (found '#')
     """
-    p = Places(track.path or "<track>")
     if not isinstance(track, Track):
-        raise TrackError(p.path, "", f"not a Track: {show(track)}")
+        raise TrackError("<track>", "", f"not a Track: {show(track)}")
+    p = Places(track.path or "<track>")
     check_header(p, track.name, track.kind, track.description)
     ground = _rows(p, "ground", track.ground)
     elevated = None if track.elevated is None else _rows(p, "elevated", track.elevated)
