@@ -132,21 +132,21 @@ class _Grid:
     def layer_changes(self, exclude: _Crossings) -> tuple[np.ndarray, np.ndarray]:
         """Directed steps that change layer (from a ramp to a cell drivable only in the
         other layer), except the crossing steps in `exclude`."""
-        us, vs = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
-        if self.layers == 1:
-            return us[0], vs[0]
-        for layer in (0, 1):
-            here, there = self.drivable[layer], self.drivable[1 - layer]
-            for dx, dy in STEPS:
-                src, dst = _shifted(self.h, self.w, dx, dy)
-                m = here[src] & self.ramp[src] & ~here[dst] & there[dst]
-                y, x = np.nonzero(m)
-                y0, x0 = src[0].start, src[1].start
-                y, x = y.astype(np.int64) + y0, x.astype(np.int64) + x0
-                us.append((layer * self.h + y) * self.w + x)
-                vs.append(((1 - layer) * self.h + y + dy) * self.w + x + dx)
-        u, v = np.concatenate(us), np.concatenate(vs)
-        if len(exclude.u):
+        ry, rx = np.nonzero(self.ramp)
+        if self.layers == 1 or not len(rx):
+            z = np.zeros(0, dtype=np.int64)
+            return z, z
+        steps = np.array(STEPS, dtype=np.int64)
+        cell = np.arange(len(rx))
+        layer, cell, d = (a.ravel() for a in np.meshgrid((0, 1), cell, np.arange(len(STEPS)),
+                                                         indexing="ij"))
+        x, y = rx[cell].astype(np.int64), ry[cell].astype(np.int64)
+        dx, dy = steps[d, 0], steps[d, 1]
+        landed = _landing_layer(self, layer, x, y, dx, dy)
+        change = (landed >= 0) & (landed != layer)
+        u = ((layer * self.h + y) * self.w + x)[change]
+        v = ((landed * self.h + y + dy) * self.w + x + dx)[change]
+        if len(exclude.u) and len(u):
             keep = ~np.isin(u * self.size + v, exclude.u * self.size + exclude.v)
             u, v = u[keep], v[keep]
         return u, v

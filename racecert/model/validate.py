@@ -438,6 +438,6 @@ def _line(p: Places, key: str, line: Any, w: int, h: int, has_elevated: bool) ->
         raise p.error(key, None, "give exactly one boundary: x = k with y = [a, b], "
                       "or y = k with x = [a, b]")
     span = "y" if line.axis == "x" else "x"
-    lo, hi = check_pair(p, key, span, (line.lo, line.hi))
+    check_pair(p, key, span, (line.lo, line.hi))
     check_line(p, key, line, w, h, has_elevated)
     return line
