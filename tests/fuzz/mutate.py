@@ -84,8 +84,10 @@ def replace_number(data: bytes, rng: random.Random) -> bytes:
     if not found:
         return data
     m = rng.choice(found)
-    new = rng.choice(BOUNDARY_NUMBERS) if rng.random() < 0.8 else str(
-        int(m.group()) + rng.choice((-2, -1, 1, 2)))
+    if rng.random() < 0.8 or len(m.group()) > 18:
+        new = rng.choice(BOUNDARY_NUMBERS)
+    else:  # a near miss: the number changed by a little
+        new = str(int(m.group()) + rng.choice((-2, -1, 1, 2)))
     return data[: m.start()] + new.encode() + data[m.end():]
 
 
@@ -228,8 +230,8 @@ def add_elevated(data: bytes, rng: random.Random) -> bytes:
         elev = b"\n"
     elif kind == 1:
         elev = b"\n".join(r.replace(b".", b"=").replace(b":", b" ") for r in rows)
-    else:
-        elev = b" " * len(rows[0]) + b"\n" + rows[1].replace(b".", b"=")
+    else:  # a blank row, then the second ground row as a bridge
+        elev = b" " * len(rows[0]) + b"\n" + rows[min(1, len(rows) - 1)].replace(b".", b"=")
     data = data.rstrip(b"\n") + b'\nelevated = """\n' + elev + b'"""\n'
     table = rng.choice((b"[finish]", b"[start]", b"[car]"))
     i = data.find(table)

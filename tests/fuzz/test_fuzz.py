@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from racecert.cli import main
-from tests.fuzz.harness import Summary, call, check, fuzz
+from tests.fuzz.harness import Summary, call, check, fuzz, load_bases
 from tests.fuzz.mutate import Mutant, mutant
 from tests.strategies import TRACKS
 
@@ -47,6 +47,14 @@ def test_a_small_seeded_run_finds_nothing(tmp_path: Path) -> None:
     assert s.mutants == 200 and s.accepted + s.rejected == 200
     # the run must exercise both outcomes and the analysis, or it proves little
     assert s.rejected >= 100 and s.accepted >= 5 and s.analysed >= s.rejected + 3
+
+
+def test_every_operator_copes_with_every_mutant() -> None:
+    # the big run draws 5,000 mutants: their generation alone must never fail
+    bases = load_bases(TRACKS)
+    for seed in (0, 1, 2):
+        for i in range(6000):
+            assert isinstance(mutant(i, bases, seed).data, bytes)
 
 
 def test_mutants_are_reproducible() -> None:
