@@ -143,3 +143,11 @@ def test_load_track_path_types(tmp_path: Path) -> None:
     p = tmp_path / "t.toml"
     p.write_text(BASE)
     assert load_track(p) == load_track(str(p)) == T
+
+
+def test_the_documented_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import doctest
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)  # the example loads tracks/tiny_straight.toml
+    result = doctest.testfile(str(root / "docs" / "track-format.md"), module_relative=False)
+    assert result.attempted >= 5 and result.failed == 0
