@@ -82,7 +82,7 @@ class Analysis:
         return f"Analysis({self.track.name!r}, mode={self.mode!r}, {figures}{score})"
 
     def _repr_svg_(self) -> str:
-        """The picture of `racecert analyze --svg`, shown inline by notebooks."""
+        """The picture of `racecert analyze -o FILE.svg`, shown inline by notebooks."""
         from racecert.analysis.svg import render_svg
 
         return render_svg(self)

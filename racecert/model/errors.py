@@ -26,4 +26,16 @@ class TrackError(Exception):
     def __str__(self) -> str:
         place = f"{self.path}:{self.line}" if self.line is not None else self.path
         where = f" {self.where}:" if self.where else ""
-        return f"{place}:{where} {self.message}"
+        return one_line(f"{place}:{where} {self.message}")
+
+
+def one_line(text: str) -> str:
+    r"""`text` with every unprintable character (newlines, controls, line separators)
+    written as its Python escape, so that an error is always one line.
+
+    >>> print(one_line("t.toml: [car].a" + chr(10) + "b: unknown key"))
+    t.toml: [car].a\nb: unknown key
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -4,27 +4,43 @@
 the key or the grid row and column (with its line in the file), and what is
 wrong. Validation is strict: unknown keys and bad characters are errors,
 because a silently ignored typo would change the numbers racecert certifies.
+
+This module reads the file and the TOML structure (tables, keys, the shape
+of each value); the checks of the values themselves live in
+`racecert.model.validate`, shared with `validate_track` for tracks built in
+code. Reading is bounded: only regular files of at most `MAX_FILE_BYTES`,
+TOML nesting and number lengths bounded (`racecert.model.toml_read`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-import tomllib
+import stat
 from pathlib import Path
 from typing import Any
 
 from racecert.model.errors import TrackError
-from racecert.model.topology import reaches_finish_before_start
-from racecert.model.track import (
-    DIRECTIONS,
-    ELEVATED_CHARS,
-    GROUND_CHARS,
-    Car,
-    Line,
-    Opening,
-    Track,
+from racecert.model.limits import MAX_FILE_BYTES
+from racecert.model.toml_read import read_toml
+from racecert.model.track import Car, Line, Opening, Track
+from racecert.model.validate import (
+    Places,
+    check_direction,
+    check_grids,
+    check_header,
+    check_layer,
+    check_line,
+    check_opening,
+    check_pair,
+    check_semantics,
+    is_int,
+    show,
+    validate_track,
 )
+
+__all__ = ["load_track", "parse_track", "validate_track"]
 
 _TOP_KEYS = {"name", "kind", "description", "car", "start", "finish", "opening", "map"}
 _CAR_KEYS = {"position", "direction", "layer", "slots"}
@@ -33,11 +49,11 @@ _OPENING_KEYS = {"moves", "max_speed", "straight"}
 _MAP_KEYS = {"ground", "elevated"}
 
 
-class _Source:
+class _Source(Places):
     """The raw file, for error messages that point at a line."""
 
     def __init__(self, path: str, text: str) -> None:
-        self.path = path
+        super().__init__(path)
         self.lines = text.splitlines()
 
     def key_line(self, table: str | None, key: str | None) -> int | None:
@@ -60,10 +76,6 @@ class _Source:
                 return i
         return table_line
 
-    def error(self, table: str | None, key: str | None, message: str) -> TrackError:
-        where = (f"[{table}]" if table else "") + (f".{key}" if table and key else key or "")
-        return TrackError(self.path, where, message, self.key_line(table, key))
-
     def grid_line(self, key: str, row: int) -> int | None:
         """1-based file line of grid row `row` of `[map].key` (multi-line strings)."""
         start = self.key_line("map", key)
@@ -78,42 +90,80 @@ class _Source:
             return start + row
         return start + 1 + row
 
-    def cell_error(self, key: str, x: int, y: int, message: str) -> TrackError:
-        return TrackError(
-            self.path, f"[map].{key} row {y} column {x}", message, self.grid_line(key, y)
-        )
-
 
 def load_track(path: str | Path) -> Track:
     """Read, parse and validate a track file.
+
+    Only a regular file is read (a FIFO would block, a device never ends), and
+    at most `MAX_FILE_BYTES` of it; it is checked with `os.stat` before it is
+    opened, and again on the open descriptor.
 
     >>> t = load_track("tracks/tiny_straight.toml")  # doctest: +SKIP
     >>> t.name  # doctest: +SKIP
     'Tiny straight'
     """
-    p = Path(path)
+    return parse_track(_read_file(str(path)), str(path))
+
+
+def _read_file(path: str) -> bytes:
     try:
-        data = p.read_bytes()
+        _check_regular(path, os.stat(path))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            _check_regular(path, os.fstat(fd))
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read(MAX_FILE_BYTES + 1)
+        finally:
+            os.close(fd)
     except OSError as exc:
-        raise TrackError(str(path), "", f"cannot read file: {exc.strerror or exc}") from None
-    return parse_track(data, str(path))
+        raise TrackError(path, "", f"cannot read file: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_big(path)
+    return data
 
 
-def parse_track(data: bytes, path: str = "<string>") -> Track:
-    """Parse track bytes (the file's exact bytes: their SHA-256 names the track)."""
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular(path: str, st: os.stat_result) -> None:
+    """Refuse special files; a directory fails on open with the system's reason."""
+    for test, what in _KINDS:
+        if test(st.st_mode):
+            raise TrackError(path, "", f"not a regular file ({what}): a track must be a file")
+    if stat.S_ISREG(st.st_mode) and st.st_size > MAX_FILE_BYTES:
+        raise _too_big(path)
+
+
+def _too_big(path: str) -> TrackError:
+    return TrackError(path, "", f"file larger than the limit of {MAX_FILE_BYTES:,} bytes "
+                      f"({MAX_FILE_BYTES // 2**20} MiB)")
+
+
+def parse_track(data: bytes | str, path: str = "<string>") -> Track:
+    """Parse track bytes or text.
+
+    Bytes are the file's exact bytes: their SHA-256 names the track; text is
+    named by the SHA-256 of its UTF-8 encoding (the same, for a UTF-8 file).
+    """
+    if isinstance(data, str):
+        try:
+            data = data.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            message = f"not valid Unicode text (character {exc.start})"
+            raise TrackError(path, "", message) from None
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TrackError(path, "", f"not bytes or text: {show(data)}")
+    data = bytes(data)
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_big(path)
     sha = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TrackError(path, "", f"not UTF-8 text (byte {exc.start})") from None
     src = _Source(path, text)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        line = int(m.group(1)) if m else None
-        raise TrackError(path, "", f"TOML syntax error: {exc}", line) from None
-    return _build(doc, src, sha)
+    return _build(read_toml(text, path), src, sha)
 
 
 # -- small typed getters --------------------------------------------------------------
@@ -136,52 +186,22 @@ def _table(src: _Source, d: dict[str, Any], key: str, required: bool) -> dict[st
     return v
 
 
-def _int(src: _Source, table: str, d: dict[str, Any], key: str, default: int | None = None,
-         lo: int | None = None) -> int:
+def _present(src: _Source, table: str, d: dict[str, Any], key: str) -> Any:
     if key not in d:
-        if default is None:
-            raise src.error(table, key, "missing required key")
-        return default
-    v = d[key]
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise src.error(table, key, f"must be an integer, got {v!r}")
-    if lo is not None and v < lo:
-        raise src.error(table, key, f"must be >= {lo}, got {v}")
-    return v
-
-
-def _pair(src: _Source, table: str, key: str, v: Any) -> tuple[int, int]:
-    ok = isinstance(v, list) and len(v) == 2
-    ok = ok and all(isinstance(c, int) and not isinstance(c, bool) for c in v)
-    if not ok:
-        raise src.error(table, key, f"must be a pair of integers [a, b], got {v!r}")
-    return (v[0], v[1])
-
-
-def _layer(src: _Source, table: str, d: dict[str, Any], has_elevated: bool) -> int:
-    layer = _int(src, table, d, "layer", default=0)
-    if layer not in (0, 1):
-        raise src.error(table, "layer", f"must be 0 (ground) or 1 (elevated), got {layer}")
-    if layer == 1 and not has_elevated:
-        raise src.error(table, "layer", "layer 1 needs an [map].elevated grid")
-    return layer
+        raise src.error(table, key, "missing required key")
+    return d[key]
 
 
 # -- the document -------------------------------------------------------------------
 
 
-def _grid(src: _Source, mapt: dict[str, Any], key: str, chars: dict[str, str]) -> tuple[str, ...]:
+def _grid(src: _Source, mapt: dict[str, Any], key: str) -> tuple[str, ...]:
     v = mapt[key]
     if not isinstance(v, str):
         raise src.error("map", key, "must be a string (use a multi-line \"\"\" string)")
     rows = v.split("\n")
     if rows and rows[-1] == "":
         rows = rows[:-1]
-    for y, row in enumerate(rows):
-        for x, c in enumerate(row):
-            if c not in chars:
-                allowed = " ".join(repr(k) for k in chars)
-                raise src.cell_error(key, x, y, f"bad character {c!r} (allowed: {allowed})")
     return tuple(rows)
 
 
@@ -190,9 +210,6 @@ def _line(src: _Source, doc: dict[str, Any], key: str, w: int, h: int,
     t = _table(src, doc, key, required=True)
     assert t is not None
     _unknown(src, key, t, _LINE_KEYS)
-    def is_int(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
     ints = [a for a in ("x", "y") if is_int(t.get(a))]
     if len(ints) != 1:
         raise src.error(key, None, "give exactly one boundary: x = k with y = [a, b], "
@@ -201,80 +218,39 @@ def _line(src: _Source, doc: dict[str, Any], key: str, w: int, h: int,
     span = "y" if fixed == "x" else "x"
     if span not in t:
         raise src.error(key, span, f"missing: with {fixed} = k give {span} = [a, b]")
-    k = _int(src, key, t, fixed)
-    lo, hi = _pair(src, key, span, t[span])
-    if lo > hi:
-        raise src.error(key, span, f"span [{lo}, {hi}] is empty (need a <= b)")
-    if "dir" not in t:
-        raise src.error(key, "dir", "missing required key")
-    d = t["dir"]
-    allowed = ("+x", "-x") if fixed == "x" else ("+y", "-y")
-    if d not in allowed:
-        raise src.error(key, "dir", f"must be {' or '.join(allowed)} for a line at {fixed} = k, "
-                        f"got {d!r}")
-    n_fixed, n_span = (w, h) if fixed == "x" else (h, w)
-    if not (0 <= k and k + 1 <= n_fixed - 1):
-        boundary = f"{k}.5" if k >= 0 else f"-{-k - 1}.5"  # k + 1/2, written exactly
-        raise src.error(key, fixed, f"line {fixed} = {k} (boundary {boundary}) is off the grid "
-                        f"(needs 0 <= {fixed} <= {n_fixed - 2})")
-    if lo < 0 or hi > n_span - 1:
-        raise src.error(key, span, f"span [{lo}, {hi}] is off the grid (0..{n_span - 1})")
-    return Line(fixed, k, lo, hi, d, _layer(src, key, t, has_elevated))  # type: ignore[arg-type]
+    lo, hi = check_pair(src, key, span, t[span])
+    line = Line(fixed, t[fixed], lo, hi, _present(src, key, t, "dir"),  # type: ignore[arg-type]
+                t.get("layer", 0))
+    check_line(src, key, line, w, h, has_elevated)
+    return line
 
 
 def _build(doc: dict[str, Any], src: _Source, sha: str) -> Track:
     _unknown(src, None, doc, _TOP_KEYS)
-    name = doc.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise src.error(None, "name", "missing or empty (a string is required)")
-    kind = doc.get("kind")
-    if kind is not None and kind not in ("stage", "circuit"):
-        raise src.error(None, "kind", f"must be \"stage\" or \"circuit\", got {kind!r}")
-    description = doc.get("description", "")
-    if not isinstance(description, str):
-        raise src.error(None, "description", "must be a string")
+    name, kind, description = doc.get("name"), doc.get("kind"), doc.get("description", "")
+    check_header(src, name, kind, description)
 
     mapt = _table(src, doc, "map", required=True)
     assert mapt is not None
     _unknown(src, "map", mapt, _MAP_KEYS)
     if "ground" not in mapt:
         raise src.error("map", "ground", "missing required grid")
-    ground = _grid(src, mapt, "ground", GROUND_CHARS)
-    if not ground or not ground[0]:
-        raise src.error("map", "ground", "the grid is empty")
+    ground = _grid(src, mapt, "ground")
+    elevated = _grid(src, mapt, "elevated") if "elevated" in mapt else None
+    check_grids(src, ground, elevated)
     w, h = len(ground[0]), len(ground)
-    for y, row in enumerate(ground):
-        if len(row) != w:
-            raise src.cell_error("ground", len(row), y,
-                                 f"row has {len(row)} cells, row 0 has {w}: "
-                                 "ground rows must all have the same length")
-    elevated = None
-    if "elevated" in mapt:
-        elevated = _grid(src, mapt, "elevated", ELEVATED_CHARS)
-        if len(elevated) > h:
-            raise src.cell_error("elevated", 0, h, f"elevated has {len(elevated)} rows, "
-                                 f"ground has {h}")
-        for y, row in enumerate(elevated):
-            if len(row) > w:
-                raise src.cell_error("elevated", w, y, f"row is longer than the ground ({w})")
-    _check_ramps(src, ground, elevated)
     has_el = elevated is not None
 
     cart = _table(src, doc, "car", required=True)
     assert cart is not None
     _unknown(src, "car", cart, _CAR_KEYS)
-    if "position" not in cart:
-        raise src.error("car", "position", "missing required key")
-    pos = _pair(src, "car", "position", cart["position"])
-    direction = cart.get("direction")
-    if direction not in DIRECTIONS:
-        raise src.error("car", "direction", f"must be one of {', '.join(DIRECTIONS)}, "
-                        f"got {direction!r}")
-    car_layer = _layer(src, "car", cart, has_el)
+    pos = check_pair(src, "car", "position", _present(src, "car", cart, "position"))
+    direction = check_direction(src, cart.get("direction"))
+    car_layer = check_layer(src, "car", cart.get("layer", 0), has_el)
     slots_raw = cart.get("slots", [])
     if not isinstance(slots_raw, list):
         raise src.error("car", "slots", "must be a list of [x, y] pairs")
-    slots = tuple(_pair(src, "car", "slots", s) for s in slots_raw)
+    slots = tuple(check_pair(src, "car", "slots", s) for s in slots_raw)
 
     start = _line(src, doc, "start", w, h, has_el)
     finish = _line(src, doc, "finish", w, h, has_el)
@@ -283,88 +259,15 @@ def _build(doc: dict[str, Any], src: _Source, sha: str) -> Track:
     ot = _table(src, doc, "opening", required=False)
     if ot is not None:
         _unknown(src, "opening", ot, _OPENING_KEYS)
-        moves = _int(src, "opening", ot, "moves", lo=1)
-        max_speed = _int(src, "opening", ot, "max_speed", lo=1) if "max_speed" in ot else None
-        straight = ot.get("straight", False)
-        if not isinstance(straight, bool):
-            raise src.error("opening", "straight", f"must be true or false, got {straight!r}")
+        moves = _present(src, "opening", ot, "moves")
+        max_speed, straight = ot.get("max_speed"), ot.get("straight", False)
+        check_opening(src, moves, max_speed, straight, w, h)
         opening = Opening(moves, max_speed, straight)
 
     track = Track(
         name=name, width=w, height=h, ground=ground, elevated=elevated,
-        car=Car(pos, direction, car_layer, slots), start=start, finish=finish,
+        car=Car(pos, direction, car_layer, slots), start=start, finish=finish,  # type: ignore[arg-type]
         opening=opening, kind=kind, description=description, sha256=sha, path=src.path,
     )
-    _check_semantics(src, track)
+    check_semantics(src, track)
     return track
-
-
-def _check_ramps(src: _Source, ground: tuple[str, ...], elevated: tuple[str, ...] | None) -> None:
-    """A ramp must sit at the same cell in both grids (the elevated grid is never larger)."""
-    for y, row in enumerate(ground):
-        for x, c in enumerate(row):
-            e = elevated[y][x] if elevated and y < len(elevated) and x < len(elevated[y]) else " "
-            if (c == "/") != (e == "/"):
-                key = "ground" if c == "/" else "elevated"
-                raise src.cell_error(key, x, y, "a ramp '/' must appear at the same cell in "
-                                     "both the ground and the elevated grid")
-
-
-def _line_ends_blocked(track: Track, line: Line) -> bool:
-    """Each end of the line touches off-track in its layer (docs/rules.md: lines are cuts)."""
-    for end in (line.lo - 1, line.hi + 1):
-        if line.axis == "x":
-            cells = [(line.k, end), (line.k + 1, end)]
-        else:
-            cells = [(end, line.k), (end, line.k + 1)]
-        if all(track.drivable(line.layer, x, y) for x, y in cells):
-            return False
-    return True
-
-
-def _lines_intersect(a: Line, b: Line) -> bool:
-    def seg(line: Line) -> tuple[tuple[int, int], tuple[int, int]]:
-        # doubled coordinates: boundary k + 1/2 -> 2k + 1; span lo..hi -> 2lo - 1 .. 2hi + 1
-        f, s0, s1 = 2 * line.k + 1, 2 * line.lo - 1, 2 * line.hi + 1
-        return ((f, f), (s0, s1)) if line.axis == "x" else ((s0, s1), (f, f))
-
-    (ax, ay), (bx, by) = seg(a), seg(b)
-    return ax[0] <= bx[1] and bx[0] <= ax[1] and ay[0] <= by[1] and by[0] <= ay[1]
-
-
-def _check_semantics(src: _Source, t: Track) -> None:
-    x, y = t.car.position
-    if not (0 <= x < t.width and 0 <= y < t.height):
-        raise src.error("car", "position", f"({x}, {y}) is off the grid {t.width}x{t.height}")
-    if not t.endable(t.car.layer, x, y):
-        raise src.error("car", "position", f"({x}, {y}) is not asphalt in layer "
-                        f"{t.car.layer} (found {t.char(t.car.layer, x, y)!r})")
-    seen = {t.car.position}
-    for sx, sy in t.car.slots:
-        if not (0 <= sx < t.width and 0 <= sy < t.height):
-            raise src.error("car", "slots", f"slot ({sx}, {sy}) is off the grid "
-                            f"{t.width}x{t.height}")
-        if not t.endable(t.car.layer, sx, sy):
-            raise src.error("car", "slots", f"slot ({sx}, {sy}) is not asphalt in layer "
-                            f"{t.car.layer}")
-        if (sx, sy) in seen:
-            raise src.error("car", "slots", f"slot ({sx}, {sy}) is listed twice")
-        seen.add((sx, sy))
-    for key, line in (("start", t.start), ("finish", t.finish)):
-        if not _line_ends_blocked(t, line):
-            raise src.error(key, None, "the line is not a cut: an end does not touch off-track "
-                            f"in layer {line.layer}, so a car could drive round it")
-    if t.start == t.finish or (t.start.axis, t.start.k, t.start.lo, t.start.hi) == (
-        t.finish.axis, t.finish.k, t.finish.lo, t.finish.hi
-    ):
-        raise src.error("finish", None, "start and finish are the same line")
-    if _lines_intersect(t.start, t.finish):
-        raise src.error("finish", None, "start and finish lines intersect")
-    for key, (px, py) in (("position", t.car.position), *(("slots", s) for s in t.car.slots)):
-        if not t.start.entry_side(px, py):
-            what = "slot " if key == "slots" else ""
-            raise src.error("car", key, f"{what}({px}, {py}) is not on the side from which "
-                            f"the start line is crossed ({t.start.direction})")
-    if reaches_finish_before_start(t):
-        raise src.error("finish", None, "the finish line can be crossed without crossing the "
-                        "start line first")

@@ -5,18 +5,23 @@ side or corner neighbours; the layer rules and line crossings of the move are
 those of the unit steps along that chain. So a flood fill over unit steps
 between cell centres (8 directions) is a sound relaxation of the car's motion:
 if the flood cannot do something, no trajectory can.
+
+`unit_step` and `step_crosses` state the step rules for one cell; the floods
+over the whole track are computed by `racecert.model.reach` (vectorised, linear
+in the number of cells), which reaches exactly the cells a cell-by-cell
+breadth-first search over these rules reaches.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from racecert.model.geometry import line_crossing
+from racecert.model.reach import STEPS, Node, reach
 from racecert.model.track import Line, Track
 
-Node = tuple[int, int, int]  # (x, y, layer)
-STEPS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
+__all__ = ["STEPS", "Node", "exit_cells", "flood", "flood_directed", "lap_precondition",
+           "reaches_finish_before_start", "step_crosses", "unit_step"]
 
 
 def unit_step(track: Track, node: Node, dx: int, dy: int) -> Node | None:
@@ -38,50 +43,23 @@ def step_crosses(line: Line, node: Node, dx: int, dy: int, landed: Node) -> int:
     return 1 if v * line.sign > 0 else -1
 
 
-StepFilter = Callable[[Node, int, int, Node], bool]
-
-
-def _flood(track: Track, sources: Iterable[Node], passable: StepFilter, target: Line | None,
-           take_target_steps: bool) -> tuple[set[Node], bool]:
-    """Breadth-first unit-step flood; also reports whether a step crosses `target` legally."""
-    seen: set[Node] = set(sources)
-    queue = deque(seen)
-    hit = False
-    while queue:
-        node = queue.popleft()
-        for dx, dy in STEPS:
-            nxt = unit_step(track, node, dx, dy)
-            if nxt is None:
-                continue
-            if target is not None and step_crosses(target, node, dx, dy, nxt) == 1:
-                hit = True
-                if not take_target_steps:
-                    continue
-            if passable(node, dx, dy, nxt) and nxt not in seen:
-                seen.add(nxt)
-                queue.append(nxt)
-    return seen, hit
-
-
 def flood(track: Track, sources: Iterable[Node], blocked: tuple[Line, ...],
           stop_on: Line | None = None) -> tuple[set[Node], bool]:
     """Cells reachable from `sources` by unit steps that cross no line in `blocked`.
 
     Returns the reached set and whether a step could cross `stop_on` legally
-    (such steps are not taken).
+    (such steps are not taken). Sources must be drivable cells.
     """
-    def passable(node: Node, dx: int, dy: int, nxt: Node) -> bool:
-        return all(step_crosses(line, node, dx, dy, nxt) == 0 for line in blocked)
-
-    return _flood(track, sources, passable, stop_on, take_target_steps=False)
+    r = reach(track, sources, blocked, "any", stop_on, take_target_steps=False)
+    return r.nodes(), r.hit
 
 
 def reaches_finish_before_start(track: Track) -> bool:
     """True if the finish could be crossed legally without crossing the start first."""
     x, y = track.car.position
     sources = [(x, y, track.car.layer)] + [(sx, sy, track.car.layer) for sx, sy in track.car.slots]
-    _, hit = flood(track, sources, blocked=(track.start, track.finish), stop_on=track.finish)
-    return hit
+    lines = (track.start, track.finish)
+    return reach(track, sources, lines, "any", track.finish, take_target_steps=False).hit
 
 
 # -- lap precondition (docs/continuity.md) ------------------------------------------------------
@@ -94,10 +72,8 @@ def flood_directed(track: Track, sources: Iterable[Node], lines: tuple[Line, ...
 
     Returns the reached set and whether some step crosses `target` legally.
     """
-    def passable(node: Node, dx: int, dy: int, nxt: Node) -> bool:
-        return all(step_crosses(line, node, dx, dy, nxt) != -1 for line in lines)
-
-    return _flood(track, sources, passable, target, take_target_steps=True)
+    r = reach(track, sources, lines, "backward", target, take_target_steps=True)
+    return r.nodes(), r.hit
 
 
 def exit_cells(track: Track, line: Line) -> list[Node]:
@@ -124,10 +100,8 @@ def lap_precondition(track: Track) -> bool:
     possible but only against the lines' direction.
     """
     lines = (track.start, track.finish)
-    _, back_to_start = flood_directed(track, exit_cells(track, track.finish), lines,
-                                      track.start)
-    if not back_to_start:
-        return False
-    _, on_to_finish = flood_directed(track, exit_cells(track, track.start), lines,
-                                     track.finish)
-    return on_to_finish
+    for origin, goal in ((track.finish, track.start), (track.start, track.finish)):
+        if not reach(track, exit_cells(track, origin), lines, "backward", goal,
+                     take_target_steps=True).hit:
+            return False
+    return True
