@@ -16,12 +16,18 @@ task), `timings` (JSON object step -> seconds), `json` (the full JSON report:
 The client process is the only writer: `record` inserts one row per finished
 task and DuckDB commits it at once (auto-commit, write-ahead log), so a crash,
 a kill or Ctrl-C loses no finished result, and a re-run skips what is there.
+DuckDB would abort a statement on Ctrl-C ("Query interrupted"); every statement
+here runs with Ctrl-C deferred to its end (`deferred_interrupt`), so a row is
+either written whole and then the KeyboardInterrupt comes, or not started.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import signal
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,6 +62,22 @@ COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
 CREATE = ("CREATE TABLE IF NOT EXISTS results (\n  "
           + ",\n  ".join(f"{n} {t}" for n, t in COLUMNS)
           + ",\n  PRIMARY KEY (sha256, mode, version)\n)")
+
+
+@contextmanager
+def deferred_interrupt() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) until the block ends, then raise KeyboardInterrupt if it came."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if came and previous is not signal.SIG_IGN:
+        raise KeyboardInterrupt
 
 
 class StoreError(Exception):
@@ -116,21 +138,27 @@ class ResultStore:
                              f"{_reason(exc)}") from None
         try:
             if not read_only:
-                self.con.execute(CREATE)
+                self._sql(CREATE)
             self._check_columns()
         except BaseException:
             self.con.close()
             raise
 
     def _check_columns(self) -> None:
-        found = [r[0] for r in self.con.execute(
+        found = [r[0] for r in self._sql(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'results' "
-            "ORDER BY ordinal_position").fetchall()]
+            "ORDER BY ordinal_position")]
         missing = [n for n in COLUMN_NAMES if n not in found]
         if missing:
             what = "has no table 'results'" if not found else \
                 f"table 'results' lacks the columns {', '.join(missing)}"
             raise StoreError(f"{one_line(self.path)}: {what} (not a racecert batch database?)")
+
+    def _sql(self, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+        """Run one statement (committed on return: auto-commit) and fetch its rows."""
+        with deferred_interrupt():
+            cursor = self.con.execute(sql, params)
+            return cursor.fetchall() if cursor.description else []
 
     def close(self) -> None:
         self.con.close()
@@ -146,19 +174,19 @@ class ResultStore:
         sql = "SELECT sha256, status FROM results WHERE mode = ? AND version = ?"
         if not include_errors:
             sql += " AND status <> 'error'"
-        return dict(self.con.execute(sql, [mode, version]).fetchall())
+        return dict(self._sql(sql, [mode, version]))
 
     def record(self, outcome: TrackOutcome) -> None:
         """Insert (or replace) the row of one finished task; committed when this returns."""
         marks = ", ".join("?" for _ in COLUMN_NAMES)
-        self.con.execute(f"INSERT OR REPLACE INTO results ({', '.join(COLUMN_NAMES)}) "
-                         f"VALUES ({marks})", _row_values(outcome))
+        self._sql(f"INSERT OR REPLACE INTO results ({', '.join(COLUMN_NAMES)}) "
+                  f"VALUES ({marks})", _row_values(outcome))
 
     def rows(self, keys: Iterable[tuple[str, str, str]] | None = None) -> list[ResultRow]:
         """Rows ordered by track, mode and version; only the (sha256, mode, version) `keys`
         when given."""
         select = f"SELECT {', '.join(READ_COLUMNS)} FROM results ORDER BY track, mode, version"
-        found = [ResultRow(*r) for r in self.con.execute(select).fetchall()]
+        found = [ResultRow(*r) for r in self._sql(select)]
         if keys is None:
             return found
         wanted = set(keys)
@@ -166,7 +194,7 @@ class ResultStore:
 
     def query(self, sql: str) -> list[tuple[Any, ...]]:
         """Run one SQL query (the summary queries of docs/batch.md) and fetch every row."""
-        return self.con.execute(sql).fetchall()
+        return self._sql(sql)
 
 
 def _reason(exc: BaseException) -> str:

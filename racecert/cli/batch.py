@@ -87,6 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default 20000)")
     b.add_argument("--retry-errors", action="store_true",
                    help="run again the tracks whose row records an error")
+    b.add_argument("-v", "--verbose", action="store_true",
+                   help="one line on stderr per finished track (after its row is committed)")
     b.add_argument("--report", action="store_true",
                    help="print the table of results and write it as CSV with a PNG plot")
     b.add_argument("-o", "--out", metavar="PATH", action="append", default=[],
@@ -144,7 +146,13 @@ def _run(args: argparse.Namespace, store: ResultStore, paths: list[str]) -> list
           f"{len(plan.already)} already in {args.db} ({plan.mode}, racecert {plan.version}), "
           f"{len(plan.duplicates)} duplicate(s) of another file", file=sys.stderr)
     if plan.jobs:
-        _execute(args, store, plan.jobs)
+        try:
+            _execute(args, store, plan.jobs)
+        except KeyboardInterrupt:
+            kept = len(store.rows(plan.keys)) - len(plan.already)
+            print(f"interrupted: {kept} of {len(plan.jobs)} task(s) finished and are kept in "
+                  f"{args.db}; the same command resumes", file=sys.stderr)
+            raise
     return store.rows(plan.keys)
 
 
@@ -160,17 +168,16 @@ def _execute(args: argparse.Namespace, store: ResultStore, jobs: tuple) -> None:
         errors += outcome.status == "error"
         bar.set_postfix_str(f"{errors} error(s)", refresh=False)
         bar.update(1)
+        if args.verbose:
+            print(f"{outcome.status} {outcome.path} ({outcome.seconds:.2f} s)"
+                  + (f": {outcome.error}" if outcome.error else ""), file=sys.stderr, flush=True)
 
     try:
         with dask_client(_cluster(args)) as client:
             workers = len(client.scheduler_info().get("workers", {}))
             execute(client, jobs, store, arrived)
-    except KeyboardInterrupt:
+    finally:
         bar.close()
-        print(f"interrupted after {len(done)} of {len(jobs)} task(s); their rows are in "
-              f"{args.db}: the same command resumes", file=sys.stderr)
-        raise
-    bar.close()
     wall = time.perf_counter() - t0
     print(f"ran {len(done)} task(s) in {wall:.1f} s on {workers} worker(s) "
           f"({len(done) / wall:.2f} tracks/s), {errors} error(s)", file=sys.stderr)
