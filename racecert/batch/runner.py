@@ -1,7 +1,8 @@
 """A batch on Dask: plan the tasks against the database, run one task per track, record each
 outcome the moment it arrives.
 
-`plan_batch` reads every file once (its SHA-256 is its identity), leaves out the
+`plan_batch` reads every file once (its SHA-256 is its identity, and its bytes
+travel in the job: workers need no access to the files), leaves out the
 files whose bytes were already given under another path (`duplicates`) and the
 tracks whose row for this mode and racecert version is already in the database
 (`already`: a re-run resumes), and makes one `TrackJob` per remaining track.
@@ -103,9 +104,10 @@ def plan_batch(paths: list[str], store: ResultStore, settings: BatchSettings,
     duplicates: list[tuple[str, str]] = []
     for path in paths:
         try:
-            sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            data = Path(path).read_bytes()
         except OSError as exc:
             raise TrackError(path, "", f"cannot read file: {exc.strerror or exc}") from None
+        sha = hashlib.sha256(data).hexdigest()
         if sha in first:
             duplicates.append((path, first[sha]))
             continue
@@ -113,7 +115,7 @@ def plan_batch(paths: list[str], store: ResultStore, settings: BatchSettings,
         if sha in done:
             already.append(path)
         else:
-            jobs.append(TrackJob(path, sha, settings.mode, version, settings.max_states,
+            jobs.append(TrackJob(path, sha, data, settings.mode, version, settings.max_states,
                                  settings.cpsat_budget, settings.count_limit))
     keys = tuple((sha, settings.mode, version) for sha in first)
     return BatchPlan(version, settings.mode, tuple(jobs), tuple(already), tuple(duplicates),

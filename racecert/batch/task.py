@@ -1,12 +1,14 @@
 """One batch task: analyse or certify one track file, bounded by a state limit, never raising.
 
-`run_job(job)` runs on a Dask worker. It reads and validates the file, then runs
+`run_job(job)` runs on a Dask worker. The job carries the file's bytes (read once
+by the client, which hashed them: the worker needs no access to the file, and what
+is analysed is what the row's sha256 names). It validates them, then runs
 `analyze` (mode `exact` or `editor`) or `certify` (mode `certify`, exact key),
 and returns a `TrackOutcome`: the figures for the database row, the full JSON,
 or the error that stopped it. Every failure a track can cause becomes an outcome
 (status `error` with a one-line message) so that the batch goes on:
 
-- `input`: the file cannot be read or the validator rejects it (its one-line message);
+- `input`: the validator rejects the file (its one-line message);
 - `limit`: a BFS run of the oracle passed `max_states` states (checked after each
   layer, a deterministic count: the same track stops at the same layer on any
   machine), or the process ran out of memory;
@@ -25,9 +27,8 @@ import json
 import os
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import Any, Literal
 
 from racecert.analysis.pipeline import Analysis, analyze
@@ -54,13 +55,15 @@ def one_line(text: object) -> str:
 
 @dataclass(frozen=True)
 class TrackJob:
-    """What one task does: which file, which mode, and its limits."""
+    """What one task does: which file (its path for messages, its bytes), which mode,
+    and its limits."""
 
     path: str
     sha256: str
-    mode: BatchMode
-    version: str
-    max_states: int
+    data: bytes = field(repr=False)
+    mode: BatchMode = "exact"
+    version: str = ""
+    max_states: int = 20_000_000
     cpsat_budget: float = 60.0
     count_limit: int = 20_000
 
@@ -136,14 +139,9 @@ def _certificate_outcome(job: TrackJob, c: Certificate) -> dict[str, Any]:
 
 
 def _run(job: TrackJob) -> dict[str, Any]:
-    try:
-        data = Path(job.path).read_bytes()
-    except OSError as exc:
-        raise TrackError(job.path, "", f"cannot read file: {exc.strerror or exc}") from None
-    if hashlib.sha256(data).hexdigest() != job.sha256:
-        raise TrackError(job.path, "", "the file changed after the batch was planned "
-                                       "(its SHA-256 differs); run the batch again")
-    track = parse_track(data, job.path)
+    if hashlib.sha256(job.data).hexdigest() != job.sha256:  # a corrupted job, never a track
+        raise RuntimeError("the job's bytes do not match its SHA-256")
+    track = parse_track(job.data, job.path)
     guard = state_guard(job.max_states)
     if job.mode == "certify":
         cert = certify(track, progress=guard, cpsat_budget=job.cpsat_budget,

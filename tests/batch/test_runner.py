@@ -4,6 +4,8 @@ state limit, certificates, and a worker process killed mid-batch (Dask retries).
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import os
 import signal
@@ -108,7 +110,7 @@ def test_state_limit_is_a_deterministic_error(track_folder: Path, tmp_path: Path
     assert low.status == "error" and low.error_kind == "limit"
     assert f"passed {states - 1:,} states" in low.error
     assert run_job(job).error == low.error  # the same layer every time
-    enough = TrackJob(job.path, job.sha256, "exact", job.version, states)
+    enough = dataclasses.replace(job, max_states=states)
     assert run_job(enough).status == "ok"
 
 
@@ -119,19 +121,25 @@ def test_state_guard_raises_only_past_the_limit() -> None:
         guard(4, 10, 101)
 
 
-def test_a_changed_file_is_not_recorded_under_its_old_hash(track_folder: Path,
-                                                           tmp_path: Path) -> None:
+def test_the_planned_bytes_are_analysed(track_folder: Path, tmp_path: Path) -> None:
+    """The job carries the bytes the client hashed: editing the file later changes nothing,
+    and a job whose bytes do not match its hash is refused, never recorded under it."""
     path = sorted(track_folder.iterdir())[0]
+    original = analyze(load_track(path))
     with ResultStore(tmp_path / "r.duckdb") as store:
         job = plan_batch([str(path)], store, BatchSettings()).jobs[0]
-    path.write_text(path.read_text().replace("generated", "changed"))
+    path.write_text(BAD_TRACK)
     out = run_job(job)
-    assert out.status == "error" and "file changed" in out.error
+    assert out.status == "ok" and out.sha256 == original.track.sha256
+    assert (out.m_star, out.optimal_count) == (original.bfs.m_star,
+                                               str(original.bfs.optimal_count))
+    corrupted = run_job(dataclasses.replace(job, data=BAD_TRACK.encode()))
+    assert corrupted.status == "error" and "do not match its SHA-256" in corrupted.error
 
 
-def test_other_worker_version_is_refused(track_folder: Path) -> None:
-    path = sorted(track_folder.iterdir())[0]
-    job = TrackJob(str(path), "0" * 64, "exact", "0.0.0-other", 10**6)
+def test_other_worker_version_is_refused() -> None:
+    data = BAD_TRACK.encode()
+    job = TrackJob("x.toml", hashlib.sha256(data).hexdigest(), data, "exact", "0.0.0-other")
     out = run_job(job)
     assert out.status == "error" and out.error_kind == "setup" and "0.0.0-other" in out.error
 
