@@ -11,6 +11,7 @@ import os
 import signal
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from racecert.analysis import analyze
@@ -38,19 +39,21 @@ def _stable(data: dict) -> dict:
     return {k: v for k, v in data.items() if k not in VOLATILE}
 
 
-def test_one_row_per_track_with_the_figures_of_analyze(track_folder: Path,
-                                                       tmp_path: Path) -> None:
-    paths = expand_tracks([str(track_folder)])
+def test_one_row_per_track_with_the_figures_of_analyze(tmp_path: Path) -> None:
+    """Issue #13: a batch of 50 generated tracks on a 2-worker local cluster gives the same
+    figures (and the same JSON report, timings aside) as one-by-one `analyze`."""
+    write_tracks(tmp_path / "tracks", 50, seed=50, size=(10, 8))
+    paths = expand_tracks([str(tmp_path / "tracks")])
     with ResultStore(tmp_path / "r.duckdb") as store:
         run = run_batch(paths, store, BatchSettings(), THREADS)
-        assert len(run.outcomes) == len(paths) == 6
+        assert len(run.outcomes) == len(paths) == 50
         assert sorted(r.track for r in run.rows) == sorted(paths)
         columns = [c for (c,) in store.query(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'results'")]
         count, distinct = store.query("SELECT count(*), count(DISTINCT sha256) FROM results")[0]
         stored = dict(store.query("SELECT track, json FROM results"))
     assert set(COLUMN_NAMES) <= set(columns)
-    assert count == distinct == 6
+    assert count == distinct == 50
     for row in run.rows:
         a = analyze(load_track(row.track))
         assert row.status == "ok" and row.error is None and row.mode == "exact"
@@ -167,6 +170,12 @@ def test_store_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> None:
         ResultStore(text)
     with pytest.raises(StoreError, match="no such database file"):
         ResultStore(tmp_path / "missing.duckdb", read_only=True)
+    other = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE TABLE results (track VARCHAR)")
+    con.close()
+    with pytest.raises(StoreError, match="lacks the columns sha256, mode"):
+        ResultStore(other)
 
 
 def test_expand_tracks(track_folder: Path, tmp_path: Path) -> None:

@@ -16,8 +16,10 @@ import pytest
 
 from racecert.batch.report import report_cells, table_text
 from racecert.batch.store import ResultRow, ResultStore
+from racecert.certification.certificate import certify
 from racecert.cli import main
 from racecert.cli.batch import exit_status
+from racecert.model.parse import load_track
 from tests.batch.conftest import BAD_TRACK, write_tracks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +64,20 @@ def test_batch_and_report_on_a_scheduler(tmp_path: Path, scheduler: str,
         assert line[3] == r.status and line[4] == ("" if r.m_star is None else str(r.m_star))
         assert line[5] == (r.optimal_count or "")
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_certify_rows_carry_the_certificate_status(tmp_path: Path, scheduler: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    track = ROOT / "tracks" / "tiny_straight.toml"
+    db = tmp_path / "c.duckdb"
+    code = main(["batch", str(track), "--certify", "--cpsat-budget", "20", "--db", str(db),
+                 "--scheduler", scheduler])
+    with ResultStore(db, read_only=True) as store:
+        (row,) = store.rows()
+    expected = certify(load_track(track), cpsat_budget=20.0).status
+    assert (row.mode, row.status) == ("certify", expected)
+    assert code == {"certified": 0, "partial": 3, "disagree": 1}[expected]
+    assert capsys.readouterr().out.startswith(f"1 track(s): 1 {expected}")
 
 
 def test_report_alone_reads_the_database(tmp_path: Path, scheduler: str,
