@@ -92,8 +92,8 @@ def _shift(cells: tuple[Cell, ...], direction: str, sign: int) -> tuple[Cell, ..
     return tuple((x + sign * dx, y + sign * dy) for x, y in cells)
 
 
-def _layout(rng: random.Random, w: int, h: int) -> tuple[LoopDrawing, int]:
-    """A random loop drawing that fits a w x h grid with a wall border; and its lattice size."""
+def _layout(rng: random.Random, w: int, h: int) -> LoopDrawing:
+    """A random loop drawing that fits a w x h grid with a wall border."""
     side = min(w, h)
     width = rng.randint(1, min(4, (side - 4) // 2))
     extra = rng.randint(0, 2)
@@ -110,7 +110,7 @@ def _layout(rng: random.Random, w: int, h: int) -> tuple[LoopDrawing, int]:
         points.reverse()
     shift = rng.randrange(len(points))
     points = points[shift:] + points[:shift]
-    return draw_loop(points, width, spacing, origin), a * b
+    return draw_loop(points, width, spacing, origin)
 
 
 def _carve(d: _Draft) -> None:
@@ -262,7 +262,7 @@ def _toml(d: _Draft, name: str, opening: str) -> str:
 
 def draft_text(rng: random.Random, w: int, h: int, name: str) -> tuple[str, str, tuple[str, ...]]:
     """One drawn track: (TOML text, kind, features). Not yet validated."""
-    drawing, _ = _layout(rng, w, h)
+    drawing = _layout(rng, w, h)
     kind = "circuit" if rng.random() < 0.5 else "stage"
     if kind == "stage" and len(drawing.points) < 4:
         kind = "circuit"

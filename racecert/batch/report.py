@@ -22,6 +22,8 @@ from racecert.batch.store import ResultRow
 HEADER = ("track", "mode", "version", "status", "m_star", "optimal_count", "kind", "score",
           "states_explored", "seconds", "error")
 
+MAX_BARS = 30
+"""Up to this many distinct m* values get a bar each; more are binned."""
 STATUS_COLOURS = {"ok": "tab:green", "certified": "tab:green", "partial": "tab:orange",
                   "disagree": "tab:red", "error": "tab:gray"}
 
@@ -87,7 +89,7 @@ def plot_png(rows: Sequence[ResultRow], title: str) -> bytes:
     """The three-panel plot (module docstring) as PNG bytes."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
     fig = Figure(figsize=(15, 4.6), layout="constrained")
     FigureCanvasAgg(fig)
@@ -98,8 +100,12 @@ def plot_png(rows: Sequence[ResultRow], title: str) -> bytes:
     score_ax.hist(scores, bins=20, color="tab:blue")
     score_ax.set(title=f"design score ({len(scores)} tracks)", xlabel="score", ylabel="tracks")
 
-    m_counts = Counter(r.m_star for r in rows if r.m_star is not None)
-    m_ax.bar(list(m_counts), list(m_counts.values()), width=0.8, color="tab:purple")
+    m_values = [r.m_star for r in rows if r.m_star is not None]
+    m_counts = Counter(m_values)
+    if len(m_counts) <= MAX_BARS:  # one bar per m*
+        m_ax.bar(list(m_counts), list(m_counts.values()), width=0.8, color="tab:purple")
+    else:
+        m_ax.hist(m_values, bins=MAX_BARS, color="tab:purple")
     m_ax.set(title=f"m* ({sum(m_counts.values())} tracks)", xlabel="m* (moves)",
              ylabel="tracks")
 
@@ -115,6 +121,8 @@ def plot_png(rows: Sequence[ResultRow], title: str) -> bytes:
         time_ax.set_xscale("log")
         time_ax.set_yscale("log")
         for axis in (time_ax.xaxis, time_ax.yaxis):
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             axis.set_minor_formatter(NullFormatter())
         time_ax.legend(loc="upper left")
     for ax in (score_ax, m_ax):

@@ -127,11 +127,11 @@ def _figures(a: Analysis) -> dict[str, Any]:
     }
 
 
-def _analysis_outcome(job: TrackJob, a: Analysis) -> dict[str, Any]:
+def _analysis_outcome(a: Analysis) -> dict[str, Any]:
     return {**_figures(a), "status": "ok", "json": json.dumps(a.to_json())}
 
 
-def _certificate_outcome(job: TrackJob, c: Certificate) -> dict[str, Any]:
+def _certificate_outcome(c: Certificate) -> dict[str, Any]:
     data = {"analysis": c.analysis.to_json(), "certificate": c.to_json()}
     return {**_figures(c.analysis), "status": c.status,
             "verdicts": tuple((f.name, f.verdict) for f in c.figures),
@@ -146,8 +146,8 @@ def _run(job: TrackJob) -> dict[str, Any]:
     if job.mode == "certify":
         cert = certify(track, progress=guard, cpsat_budget=job.cpsat_budget,
                        count_limit=job.count_limit)
-        return _certificate_outcome(job, cert)
-    return _analysis_outcome(job, analyze(track, job.mode, progress=guard))
+        return _certificate_outcome(cert)
+    return _analysis_outcome(analyze(track, job.mode, progress=guard))
 
 
 def run_job(job: TrackJob) -> TrackOutcome:

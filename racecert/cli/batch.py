@@ -33,7 +33,7 @@ from racecert.batch.runner import (
     plan_batch,
 )
 from racecert.batch.store import ResultRow, ResultStore
-from racecert.batch.task import TrackOutcome
+from racecert.batch.task import TrackJob, TrackOutcome
 from racecert.cli.arguments import integer, seconds
 from racecert.cli.certify import MAX_COUNT_LIMIT, MAX_CPSAT_BUDGET
 from racecert.cli.output import (
@@ -156,7 +156,7 @@ def _run(args: argparse.Namespace, store: ResultStore, paths: list[str]) -> list
     return store.rows(plan.keys)
 
 
-def _execute(args: argparse.Namespace, store: ResultStore, jobs: tuple) -> None:
+def _execute(args: argparse.Namespace, store: ResultStore, jobs: tuple[TrackJob, ...]) -> None:
     bar = progress("batch", " track", total=len(jobs))
     errors = 0
     done: list[TrackOutcome] = []
