@@ -139,7 +139,7 @@ def dask_client(spec: ClusterSpec) -> Iterator[Client]:
     preload = ["racecert.batch.worker_init"] if spec.processes else []
     cluster = LocalCluster(n_workers=spec.workers or os.cpu_count() or 1, threads_per_worker=1,
                            processes=spec.processes, memory_limit=spec.memory_limit,
-                           dashboard_address=None, silence_logs=logging.CRITICAL,
+                           dashboard_address=":0", silence_logs=logging.CRITICAL,
                            preload=preload)
     with cluster, Client(cluster) as client:
         yield client

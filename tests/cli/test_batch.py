@@ -32,7 +32,7 @@ def scheduler() -> str:
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster:
+                      dashboard_address=":0") as cluster:
         yield cluster.scheduler_address
 
 
