@@ -37,7 +37,7 @@ from racecert.certification.context import (
 )
 from racecert.certification.figures import FIGURES, Value, canonical_figures
 from racecert.model.track import Track
-from racecert.oracle.bfs import BfsResult, layered_bfs
+from racecert.oracle.bfs import BfsResult, ProgressFn, layered_bfs
 
 SCHEMA = "racecert-certificate/2"
 FigureVerdictName = Literal["agree", "disagree", "timeout", "unchecked", "not-applicable"]
@@ -174,21 +174,24 @@ def _named(check: NamedCheck | Check) -> NamedCheck:
 
 
 def certify(track: Track, checks: list[NamedCheck | Check] | None = None, *,
-            step: StepFn | None = None, **limits: Any) -> Certificate:
+            step: StepFn | None = None, progress: ProgressFn | None = None,
+            **limits: Any) -> Certificate:
     """Run the analysis (exact key), the BFS in the editor key and every check;
     `limits` go to `CertifyContext`.
 
-    `step(name)` is called before each step (for progress display).
+    `step(name)` is called before each step (for progress display); `progress` is
+    passed to both oracle BFS runs (per layer; it may raise to stop the run, as
+    `racecert batch` does at its state limit).
 
     >>> # certify(load_track("tracks/tiny_straight.toml")).status
     """
     t0 = time.perf_counter()
     if step:
         step("analysis (the oracle's figures, exact key)")
-    analysis = analyze(track, "exact")
+    analysis = analyze(track, "exact", progress=progress)
     if step:
         step("BFS oracle (editor key)")
-    editor = layered_bfs(track, "editor")
+    editor = layered_bfs(track, "editor", progress=progress)
     exact = analysis.bfs
     ctx = CertifyContext(track, exact, editor, analysis=analysis, **limits)
     results: list[CheckResult] = []

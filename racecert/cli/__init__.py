@@ -15,7 +15,19 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from racecert.cli import analyze, certify, crosscheck, explore, library, race, validate
+from racecert.batch.runner import BatchError
+from racecert.batch.store import StoreError
+from racecert.cli import (
+    analyze,
+    batch,
+    certify,
+    crosscheck,
+    explore,
+    generate,
+    library,
+    race,
+    validate,
+)
 from racecert.cli.arguments import Parser, print_error
 from racecert.cli.output import OutputError
 from racecert.model.errors import TrackError
@@ -23,7 +35,7 @@ from racecert.model.errors import TrackError
 EXIT_INTERRUPTED = 130
 
 # One entry per subcommand module (each has `register(subparsers)`).
-SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore, race]
+SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore, race, batch, generate]
 
 
 def racecert_version() -> str:
@@ -50,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args))
-    except (TrackError, OutputError) as exc:
+    except (TrackError, OutputError, BatchError, StoreError) as exc:
         return print_error(exc)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -56,8 +56,8 @@ def integer(low: int, high: int, what: str = "an integer") -> Callable[[str], in
     return parse
 
 
-def room_size(min_w: int, min_h: int, max_w: int, max_h: int
-              ) -> Callable[[str], tuple[int, int]]:
+def room_size(min_w: int, min_h: int, max_w: int, max_h: int,
+              note: str = "the search is for small rooms") -> Callable[[str], tuple[int, int]]:
     """An argparse type: ``WxH`` with min_w <= W <= max_w and min_h <= H <= max_h."""
     def parse(text: str) -> tuple[int, int]:
         parts = text.lower().split("x")
@@ -68,7 +68,7 @@ def room_size(min_w: int, min_h: int, max_w: int, max_h: int
         if not (min_w <= w <= max_w and min_h <= h <= max_h):
             raise argparse.ArgumentTypeError(
                 f"{text} is out of range: W from {min_w} to {max_w}, H from {min_h} to "
-                f"{max_h}; the search is for small rooms")
+                f"{max_h}" + (f"; {note}" if note else ""))
         return w, h
     return parse
 

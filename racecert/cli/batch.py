@@ -1,0 +1,241 @@
+"""`racecert batch TRACKS... [--certify] [--db FILE] [--scheduler ADDRESS] [--workers N]
+[--report]`: analyse or certify many tracks as Dask tasks, results kept in DuckDB.
+
+TRACKS are files, folders (every .toml below) or glob patterns. Each track not
+yet in the database for this mode and racecert version becomes one Dask task;
+each finished task's row is committed in this process as it arrives, so a crash
+or Ctrl-C loses nothing that finished and the same command resumes
+(docs/batch.md). `--report` prints the table of the given tracks' rows (or of
+the whole database, without TRACKS) and writes it as CSV with a PNG plot.
+
+Exit status, over the rows of every given track (new or already there): 1 some
+certificate disagrees; 2 some track file is bad input (or an argument, a path);
+4 some track could not be finished (its state limit, a lost worker, an unexpected
+error: the row's error says which); 3 some certificate is partial; else 0.
+130 on Ctrl-C (what finished is kept). `--report` alone (no TRACKS) exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from racecert.batch.inputs import expand_tracks
+from racecert.batch.report import csv_text, plot_png, report_cells, summary_text, table_text
+from racecert.batch.runner import (
+    DEFAULT_MAX_STATES,
+    BatchSettings,
+    ClusterSpec,
+    dask_client,
+    execute,
+    plan_batch,
+)
+from racecert.batch.store import ResultRow, ResultStore
+from racecert.batch.task import TrackJob, TrackOutcome
+from racecert.cli.arguments import integer, seconds
+from racecert.cli.certify import MAX_COUNT_LIMIT, MAX_CPSAT_BUDGET
+from racecert.cli.output import (
+    OutputError,
+    check_output_file,
+    write_bytes_atomic,
+    write_text_atomic,
+)
+from racecert.cli.progress import progress
+
+DEFAULT_DB = "racecert.duckdb"
+MAX_WORKERS = 4096
+MAX_STATES = 10**11
+REPORT_SUFFIXES = {".csv": "the table as CSV", ".png": "the plot"}
+SHOWN_ERRORS = 20
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the subcommand to the parser."""
+    b = sub.add_parser("batch", help="analyse (or certify) many tracks as Dask tasks; results "
+                                     "in a DuckDB database, resumable")
+    b.add_argument("tracks", nargs="*", metavar="TRACK",
+                   help="track files, folders (every .toml below) or glob patterns")
+    b.add_argument("--certify", action="store_true",
+                   help="certify each track (exact key) instead of analysing it")
+    b.add_argument("--mode", choices=("editor", "exact"), default="exact",
+                   help="state key of the analysis (default exact)")
+    b.add_argument("--db", metavar="FILE", default=DEFAULT_DB,
+                   help=f"the DuckDB database (default {DEFAULT_DB}; created if missing)")
+    b.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on an existing Dask cluster (e.g. tcp://host:8786) instead of a "
+                        "local one")
+    b.add_argument("--workers", metavar="N", type=integer(1, MAX_WORKERS, "a number of workers"),
+                   help="local cluster: single-threaded worker processes (default: one per "
+                        "core)")
+    b.add_argument("--worker-memory", metavar="GIB",
+                   type=seconds(0.0, 65536.0, "GiB"),
+                   help="local cluster: memory limit per worker in GiB (default: the "
+                        "machine's memory shared by the workers); a worker past it is "
+                        "restarted and its task tried again elsewhere")
+    b.add_argument("--max-states", metavar="N", default=DEFAULT_MAX_STATES,
+                   type=integer(1, MAX_STATES, "a number of states"),
+                   help=f"per task: stop a BFS run past N states (default {DEFAULT_MAX_STATES:,}):"
+                        " the track's row records the limit")
+    b.add_argument("--cpsat-budget", metavar="UNITS", default=60.0,
+                   type=seconds(0.0, MAX_CPSAT_BUDGET, "deterministic time units"),
+                   help="with --certify: CP-SAT deterministic time per solve (default 60)")
+    b.add_argument("--count-limit", metavar="N", default=20_000,
+                   type=integer(0, MAX_COUNT_LIMIT, "a count"),
+                   help="with --certify: largest optimal count enumerated by CP-SAT "
+                        "(default 20000)")
+    b.add_argument("--retry-errors", action="store_true",
+                   help="run again the tracks whose row records an error")
+    b.add_argument("-v", "--verbose", action="store_true",
+                   help="one line on stderr per finished track (after its row is committed)")
+    b.add_argument("--report", action="store_true",
+                   help="print the table of results and write it as CSV with a PNG plot")
+    b.add_argument("-o", "--out", metavar="PATH", action="append", default=[],
+                   help="with --report: .csv the table, .png the plot (default: both, next "
+                        "to the database, named after it)")
+    b.set_defaults(func=cmd_batch, parser=b)
+
+
+def _check_combinations(args: argparse.Namespace) -> None:
+    fail = args.parser.error
+    if not args.tracks and not args.report:
+        fail("give TRACK files, folders or patterns, or --report")
+    if args.certify and args.mode == "editor":
+        fail("--certify certifies the exact key; leave out --mode editor")
+    if args.scheduler and (args.workers or args.worker_memory):
+        fail("--workers and --worker-memory set up the local cluster; with --scheduler the "
+             "workers are the cluster's (see docs/batch.md)")
+    if args.out and not args.report:
+        fail("-o/--out names report files: add --report")
+
+
+def report_outputs(args: argparse.Namespace, db: Path) -> dict[str, Path]:
+    """Suffix -> path of each report file, checked before any work (one-line OutputError)."""
+    if not args.report:
+        return {}
+    if not args.out:
+        return {s: check_output_file(db.with_suffix(s)) for s in REPORT_SUFFIXES}
+    out: dict[str, Path] = {}
+    for value in args.out:
+        path = check_output_file(value)
+        suffix = path.suffix.lower()
+        if suffix not in REPORT_SUFFIXES:
+            kinds = ", ".join(f"{k} for {v}" for k, v in REPORT_SUFFIXES.items())
+            raise OutputError(f"-o/--out {' '.join(value.split())}: unknown suffix "
+                              f"{suffix or '(none)'!r}; use {kinds}")
+        if suffix in out:
+            raise OutputError(f"-o/--out {' '.join(value.split())}: a second {suffix} file")
+        out[suffix] = path
+    return out
+
+
+def _settings(args: argparse.Namespace) -> BatchSettings:
+    return BatchSettings("certify" if args.certify else args.mode, args.max_states,
+                         args.cpsat_budget, args.count_limit, args.retry_errors)
+
+
+def _cluster(args: argparse.Namespace) -> ClusterSpec:
+    memory = "auto" if args.worker_memory is None else int(args.worker_memory * 2**30)
+    return ClusterSpec(args.scheduler, args.workers, True, memory)
+
+
+def _run(args: argparse.Namespace, store: ResultStore, paths: list[str]) -> list[ResultRow]:
+    plan = plan_batch(paths, store, _settings(args))
+    print(f"racecert batch: {len(paths)} track file(s): {len(plan.jobs)} to run, "
+          f"{len(plan.already)} already in {args.db} ({plan.mode}, racecert {plan.version}), "
+          f"{len(plan.duplicates)} duplicate(s) of another file", file=sys.stderr)
+    if plan.jobs:
+        try:
+            _execute(args, store, plan.jobs)
+        except KeyboardInterrupt:
+            kept = len(store.rows(plan.keys)) - len(plan.already)
+            print(f"interrupted: {kept} of {len(plan.jobs)} task(s) finished and are kept in "
+                  f"{args.db}; the same command resumes", file=sys.stderr)
+            raise
+    return store.rows(plan.keys)
+
+
+def _execute(args: argparse.Namespace, store: ResultStore, jobs: tuple[TrackJob, ...]) -> None:
+    bar = progress("batch", " track", total=len(jobs))
+    errors = 0
+    done: list[TrackOutcome] = []
+    t0 = time.perf_counter()
+
+    def arrived(outcome: TrackOutcome) -> None:
+        nonlocal errors
+        done.append(outcome)
+        errors += outcome.status == "error"
+        bar.set_postfix_str(f"{errors} error(s)", refresh=False)
+        bar.update(1)
+        if args.verbose:
+            print(f"{outcome.status} {outcome.path} ({outcome.seconds:.2f} s)"
+                  + (f": {outcome.error}" if outcome.error else ""), file=sys.stderr, flush=True)
+
+    try:
+        with dask_client(_cluster(args)) as client:
+            workers = len(client.scheduler_info().get("workers", {}))
+            execute(client, jobs, store, arrived)
+    finally:
+        bar.close()
+    wall = time.perf_counter() - t0
+    print(f"ran {len(done)} task(s) in {wall:.1f} s on {workers} worker(s) "
+          f"({len(done) / wall:.2f} tracks/s), {errors} error(s)", file=sys.stderr)
+
+
+def exit_status(rows: list[ResultRow]) -> int:
+    """The batch's exit status over `rows` (module docstring)."""
+    statuses = {r.status for r in rows}
+    kinds = {r.error_kind for r in rows if r.status == "error"}
+    if "disagree" in statuses:
+        return 1
+    if "input" in kinds:
+        return 2
+    if kinds:
+        return 4
+    if "partial" in statuses:
+        return 3
+    return 0
+
+
+def _print_outcome(rows: list[ResultRow]) -> None:
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    print(f"{len(rows)} track(s): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    errors = [r for r in rows if r.status == "error"]
+    for r in errors[:SHOWN_ERRORS]:
+        error = r.error or ""
+        print(f"  [{r.error_kind}] " + (error if error.startswith(r.track) else
+                                         f"{r.track}: {error}"))
+    if len(errors) > SHOWN_ERRORS:
+        print(f"  ... and {len(errors) - SHOWN_ERRORS} more (see --report or the database)")
+
+
+def _write_report(rows: list[ResultRow], outputs: dict[str, Path], db: str) -> None:
+    cells = report_cells(rows)
+    print(table_text(cells))
+    print()
+    print(summary_text(rows))
+    for suffix, path in outputs.items():
+        if suffix == ".csv":
+            write_text_atomic(path, csv_text(cells))
+        else:
+            write_bytes_atomic(path, plot_png(rows, f"racecert batch: {len(rows)} result(s) "
+                                                    f"in {Path(db).name}"))
+        print(f"wrote {path}", file=sys.stderr)
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    _check_combinations(args)
+    report_only = not args.tracks
+    db = Path(args.db) if report_only else check_output_file(args.db)
+    outputs = report_outputs(args, db)
+    paths = expand_tracks(args.tracks) if args.tracks else []
+    with ResultStore(db, read_only=report_only) as store:
+        rows = store.rows() if report_only else _run(args, store, paths)
+    if not report_only:
+        _print_outcome(rows)
+    if args.report:
+        _write_report(rows, outputs, args.db)
+    return 0 if report_only else exit_status(rows)

@@ -1,0 +1,198 @@
+"""`racecert batch` on the command line: rows and report files, bad input and arguments in one
+line, an existing scheduler by address, and a batch stopped by Ctrl-C and by SIGKILL that
+the same command then completes without a duplicate row."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from racecert.batch.report import report_cells, table_text
+from racecert.batch.store import ResultRow, ResultStore
+from racecert.certification.certificate import certify
+from racecert.cli import main
+from racecert.cli.batch import exit_status
+from racecert.model.parse import load_track
+from tests.batch.conftest import BAD_TRACK, write_tracks
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))
+
+
+@pytest.fixture
+def scheduler() -> str:
+    """An in-process Dask cluster (threads) reached by its address, as `--scheduler` is."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as cluster:
+        yield cluster.scheduler_address
+
+
+def test_batch_and_report_on_a_scheduler(tmp_path: Path, scheduler: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    tracks = tmp_path / "tracks"
+    write_tracks(tracks, 5)
+    (tracks / "broken.toml").write_text(BAD_TRACK)
+    db, out_csv, out_png = tmp_path / "r.duckdb", tmp_path / "t.csv", tmp_path / "p.png"
+    argv = ["batch", str(tracks), "--db", str(db), "--scheduler", scheduler]
+    assert main(argv) == 2  # the malformed track is bad input; the others ran
+    out = capsys.readouterr().out
+    assert out.startswith("6 track(s): 1 error, 5 ok")
+    assert "[input] " + str(tracks / "broken.toml") + ": map: missing required table" in out
+
+    assert main([*argv, "--report", "-o", str(out_csv), "-o", str(out_png)]) == 2
+    captured = capsys.readouterr()
+    assert "0 to run, 6 already in" in captured.err
+    with ResultStore(db, read_only=True) as store:
+        rows = store.rows()
+    cells = report_cells(rows)
+    assert table_text(cells) in captured.out
+    with open(out_csv, newline="") as fh:
+        read = [tuple(r) for r in csv.reader(fh)]
+    assert read == cells
+    by_track = {r.track: r for r in rows}
+    for line in read[1:]:
+        r = by_track[line[0]]
+        assert line[3] == r.status and line[4] == ("" if r.m_star is None else str(r.m_star))
+        assert line[5] == (r.optimal_count or "")
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_certify_rows_carry_the_certificate_status(tmp_path: Path, scheduler: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    track = ROOT / "tracks" / "tiny_straight.toml"
+    db = tmp_path / "c.duckdb"
+    code = main(["batch", str(track), "--certify", "--cpsat-budget", "20", "--db", str(db),
+                 "--scheduler", scheduler])
+    with ResultStore(db, read_only=True) as store:
+        (row,) = store.rows()
+    expected = certify(load_track(track), cpsat_budget=20.0).status
+    assert (row.mode, row.status) == ("certify", expected)
+    assert code == {"certified": 0, "partial": 3, "disagree": 1}[expected]
+    assert capsys.readouterr().out.startswith(f"1 track(s): 1 {expected}")
+
+
+def test_report_alone_reads_the_database(tmp_path: Path, scheduler: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    write_tracks(tmp_path / "tracks", 2)
+    db = tmp_path / "lib.duckdb"
+    assert main(["batch", str(tmp_path / "tracks"), "--db", str(db), "--scheduler",
+                 scheduler]) == 0
+    capsys.readouterr()
+    assert main(["batch", "--report", "--db", str(db)]) == 0
+    assert (tmp_path / "lib.csv").is_file() and (tmp_path / "lib.png").is_file()
+    assert "2 result(s): exact ok 2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra, message", [
+    ([], "give TRACK files, folders or patterns, or --report"),
+    (["x.toml", "--certify", "--mode", "editor"], "--certify certifies the exact key"),
+    (["x.toml", "--scheduler", "tcp://h:1", "--workers", "2"], "with --scheduler the workers"),
+    (["x.toml", "-o", "a.csv"], "-o/--out names report files: add --report"),
+    (["x.toml", "--workers", "0"], "--workers: 0 is out of range"),
+    (["x.toml", "--max-states", "-5"], "--max-states: -5 is out of range"),
+])
+def test_bad_arguments_are_one_line(extra: list[str], message: str,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["batch", *extra])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and message in err
+
+
+def test_bad_paths_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_tracks(tmp_path / "tracks", 1)
+    t = str(tmp_path / "tracks")
+    cases = [
+        (["batch", t, "--db", str(tmp_path / "no" / "r.duckdb")], "does not exist"),
+        (["batch", str(tmp_path / "missing"), "--db", str(tmp_path / "r.duckdb")],
+         "no such file or folder"),
+        (["batch", t, "--db", str(tmp_path / "r.duckdb"), "--report", "-o",
+          str(tmp_path / "x.txt")], "unknown suffix '.txt'"),
+        (["batch", "--report", "--db", str(tmp_path / "none.duckdb")], "no such database"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and message in err, err
+    assert not (tmp_path / "r.duckdb").exists()
+
+
+def test_exit_status_order() -> None:
+    def row(status: str, kind: str | None = None) -> ResultRow:
+        return ResultRow("t", "s", "certify", "v", status, None, kind, *[None] * 9, 0.0,
+                         None, None, None)
+
+    assert exit_status([row("ok"), row("certified")]) == 0
+    assert exit_status([row("certified"), row("partial")]) == 3
+    assert exit_status([row("partial"), row("error", "limit")]) == 4
+    assert exit_status([row("error", "lost"), row("error", "input")]) == 2
+    assert exit_status([row("error", "input"), row("disagree")]) == 1
+
+
+def _rows(db: Path) -> tuple[int, int]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute("SELECT count(*), count(DISTINCT sha256) FROM results").fetchone()
+    finally:
+        con.close()
+
+
+def _start(tracks: Path, db: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "racecert", "batch", str(tracks), "--db", str(db),
+         "--workers", "1", "-v"], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _stop_after(proc: subprocess.Popen, finished: int, sig: int) -> str:
+    """Read stderr until `finished` tracks are reported done (committed), then send `sig`
+    to the whole process group (as a terminal's Ctrl-C does); return all of stderr."""
+    seen, lines = 0, []
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        lines.append(line)
+        seen += line.startswith("ok ")
+        if seen == finished:
+            os.killpg(proc.pid, sig)
+            break
+    rest = proc.communicate(timeout=120)[1]
+    return "".join(lines) + rest
+
+
+def test_ctrl_c_and_kill_lose_nothing_and_the_rerun_completes(tmp_path: Path) -> None:
+    tracks, db = tmp_path / "tracks", tmp_path / "r.duckdb"
+    write_tracks(tracks, 10, seed=8, size=(20, 16))
+
+    proc = _start(tracks, db)
+    err = _stop_after(proc, 2, signal.SIGINT)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.rstrip().endswith("interrupted")
+    count, distinct = _rows(db)
+    assert count == distinct and 2 <= count < 10
+    assert f"interrupted: {count} of 10 task(s) finished and are kept" in err
+
+    proc = _start(tracks, db)
+    err = _stop_after(proc, 2, signal.SIGKILL)
+    assert proc.returncode == -signal.SIGKILL
+    assert f"{10 - count} to run, {count} already in" in err
+    after_kill, distinct = _rows(db)
+    assert after_kill == distinct and count + 2 <= after_kill
+
+    done = subprocess.run([sys.executable, "-m", "racecert", "batch", str(tracks), "--db",
+                           str(db), "--workers", "1"], cwd=ROOT, env=ENV, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{10 - after_kill} to run, {after_kill} already in" in done.stderr
+    assert done.stdout.startswith("10 track(s): 10 ok")
+    assert _rows(db) == (10, 10)
