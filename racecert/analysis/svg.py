@@ -265,8 +265,9 @@ def render_svg(a: Analysis) -> str:
         *_grid(cv, t),
     ]
     if a.coverage is not None:
-        out += [f'<rect x="{cv.x(x)}" y="{cv.y(y)}" width="{c}" height="{c}" '
-                f'fill="{COLORS["red"]}" fill-opacity="0.28"/>' for x, y in sorted(a.coverage.cells)]
+        red = COLORS["red"]
+        out += [f'<rect x="{cv.x(x)}" y="{cv.y(y)}" width="{c}" height="{c}" fill="{red}" '
+                'fill-opacity="0.28"/>' for x, y in sorted(a.coverage.cells)]
     for layer in (0, 1):
         if layer == 1:
             out += _deck(cv, t)

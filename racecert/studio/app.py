@@ -247,21 +247,36 @@ def create_app(config: StudioConfig) -> Starlette:
             Route("/api/jobs/{job}/events", job_events),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(config.hosts))],
+        middleware=[Middleware(SecurityHeaders),
+                    Middleware(TrustedHostMiddleware, allowed_hosts=list(config.hosts))],
         exception_handlers={ApiError: api_error, FileAccessError: file_error,
                             Exception: internal_error},
         lifespan=lifespan,
     )
     app.state.jobs = jobs
-
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next):  # type: ignore[no-untyped-def]
-        response = await call_next(request)
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        return response
-
     return app
+
+
+class SecurityHeaders:
+    """ASGI middleware: the Content-Security-Policy and nosniff on every response."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"],
+                                      (b"content-security-policy", CSP.encode()),
+                                      (b"x-content-type-options", b"nosniff")]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 async def _stream(job: Any, start: int) -> AsyncIterator[str]:
