@@ -9,7 +9,8 @@ anything must be JSON (a cross-site form cannot send it without a preflight
 the server never grants) and, when the browser names its origin, come from the
 studio's own; bodies are limited to `max_body` bytes; files are read and
 written only inside the folders the studio was given (`files.Roots`); and the
-page runs nothing but the engine's calls (validate, analyze, certify), each
+page runs nothing but the engine's calls (validate, analyze, certify, a race of
+built-in drivers), each
 job bounded (`worker.JobLimits`). The page's assets are served from the
 package, and a Content-Security-Policy keeps it from loading anything else.
 """
@@ -39,6 +40,13 @@ from racecert.studio.document import DocumentError, draft_from_json, draft_from_
 from racecert.studio.document import track_to_json as document_of
 from racecert.studio.files import FileAccessError, Roots, read_track_bytes, write_atomic
 from racecert.studio.jobs import JobManager, JobsBusy
+from racecert.studio.race_job import (
+    MAX_CARS,
+    MAX_LAPS,
+    RaceOptionError,
+    builtin_drivers,
+    race_options,
+)
 from racecert.studio.worker import JobLimits
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -60,7 +68,6 @@ class StudioConfig:
     max_running: int = 2
     max_body: int = 4 * 2**20
     hosts: tuple[str, ...] = LOCAL_HOSTS
-    race: bool = False
 
 
 class ApiError(Exception):
@@ -134,7 +141,8 @@ def create_app(config: StudioConfig) -> Starlette:
             initial = await run_in_threadpool(opened, data, path.name, source)
         limits = config.limits
         return JSONResponse({
-            "folders": config.roots.listing(), "initial": initial, "race": config.race,
+            "folders": config.roots.listing(), "initial": initial,
+            "race": {"drivers": builtin_drivers(), "max_cars": MAX_CARS, "max_laps": MAX_LAPS},
             "limits": {"max_states": limits.max_states, "memory_gib": limits.memory_bytes / 2**30,
                        "cpsat_budget": limits.cpsat_budget, "count_limit": limits.count_limit,
                        "max_running": config.max_running, "max_body": config.max_body}})
@@ -177,15 +185,21 @@ def create_app(config: StudioConfig) -> Starlette:
     async def start_job(request: Request) -> Response:
         body = await _body(request, config.max_body)
         kind, mode = body.get("kind"), body.get("mode", "exact")
-        if kind not in ("analyze", "certify"):
-            raise ApiError(400, f"kind must be 'analyze' or 'certify', got {kind!r}")
+        if kind not in ("analyze", "certify", "race"):
+            raise ApiError(400, f"kind must be 'analyze', 'certify' or 'race', got {kind!r}")
         if mode not in ("exact", "editor"):
             raise ApiError(400, f"mode must be 'exact' or 'editor', got {mode!r}")
+        options: dict[str, Any] = {"mode": mode}
+        if kind == "race":
+            try:
+                options = race_options(body)
+            except RaceOptionError as exc:
+                raise ApiError(400, str(exc)) from None
         verdict = await run_in_threadpool(validate_draft, _draft(body))
         if not verdict.valid:
             raise ApiError(400, f"the track does not validate: {verdict.messages[0].text}")
         try:
-            job = await run_in_threadpool(jobs.start, kind, verdict.toml, {"mode": mode})
+            job = await run_in_threadpool(jobs.start, kind, verdict.toml, options)
         except JobsBusy as exc:
             raise ApiError(429, str(exc)) from None
         return JSONResponse({"id": job.id, "kind": kind}, status_code=202)

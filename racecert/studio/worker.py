@@ -31,6 +31,7 @@ from racecert.certification.certificate import certify
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
 from racecert.studio.payload import analysis_payload, certificate_payload
+from racecert.studio.race_job import race_error_types, race_payload
 
 PROGRESS_INTERVAL = 0.1
 """Least seconds between two BFS progress events (the page redraws no faster)."""
@@ -89,6 +90,9 @@ def compute(kind: str, toml: bytes, options: dict[str, Any], limits: JobLimits,
     if kind == "analyze":
         a = analyze(track, options.get("mode", "exact"), progress=report.bfs, step=report.step)
         return analysis_payload(a)
+    if kind == "race":
+        report.step("race")
+        return race_payload(track, options)
     c = certify(track, step=report.step, cpsat_budget=limits.cpsat_budget,
                 count_limit=limits.count_limit)
     return certificate_payload(c)
@@ -104,8 +108,8 @@ def run_job(job: dict[str, Any], out: TextIO) -> None:
         data = compute(job["kind"], job["toml"].encode("utf-8"), job.get("options", {}), limits,
                        report)
         event = {"type": "result", "data": data}
-    except TrackError as exc:
-        event = {"type": "error", "message": str(exc)}
+    except (TrackError, *race_error_types()) as exc:
+        event = {"type": "error", "message": " ".join(str(exc).split())}
     except WorkLimitReached as exc:
         event = {"type": "error", "message": str(exc), "limit": True}
     except MemoryError:

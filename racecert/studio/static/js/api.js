@@ -29,7 +29,8 @@ export const api = {
   validate: (document) => call("POST", "/api/validate", { document }),
   save: (document, folder, path, overwrite) =>
     call("POST", "/api/save", { document, folder, path, overwrite }),
-  startJob: (kind, document, mode) => call("POST", "/api/jobs", { kind, document, mode }),
+  startJob: (kind, document, mode, extra = {}) =>
+    call("POST", "/api/jobs", { kind, document, mode, ...extra }),
   cancelJob: (id) => call("POST", `/api/jobs/${id}/cancel`, {}),
 };
 

@@ -3,6 +3,7 @@
 import { api, ApiError, follow } from "./api.js";
 import { autoLine, DIRS, History, SURFACES, TrackDoc } from "./model.js";
 import { showCertificate, showFigures, showTrajectory, showVerdict, trajectoryCard } from "./panels.js";
+import { RacePanel } from "./race.js";
 import { View } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
@@ -27,6 +28,8 @@ function load(docJSON, source, blank = false) {
   else state.history = new History(state.doc, onHistory);
   state.view.setDoc(state.doc);
   state.view.fit();
+  state.view.setRace(null);
+  if (state.race) state.race.reset();
   setResults(null, null);
   state.version++;
   refreshForm();
@@ -452,13 +455,15 @@ function redo() { if (state.history.redo()) status("redone"); }
 
 // -- analyse, certify, cancel -------------------------------------------------------------
 
-async function runJob(kind) {
+const VERB = { analyze: "Analysing", certify: "Certifying", race: "Racing" };
+
+async function runJob(kind, extra = {}) {
   if (state.job) return;
   const document_ = state.doc.toJSON();
   const version = state.version;
   let started;
   try {
-    started = await api.startJob(kind, document_, $("mode").value);
+    started = await api.startJob(kind, document_, $("mode").value, extra);
   } catch (e) {
     runStatus(e.message, "bad");
     return;
@@ -466,7 +471,7 @@ async function runJob(kind) {
   const job = { id: started.id, kind, steps: 0, version };
   state.job = job;
   setRunning(true);
-  runStatus(kind === "analyze" ? "Analysing…" : "Certifying… (independent checks can take a while)");
+  runStatus(kind === "certify" ? "Certifying… (independent checks can take a while)" : `${VERB[kind]}…`);
   progress(0);
   follow(job.id, (event) => onJobEvent(job, event));
 }
@@ -478,10 +483,16 @@ function onJobEvent(job, event) {
     job.step = event.name;
     const total = job.kind === "analyze" ? ANALYSIS_STEPS.length : null;
     progress(total ? job.steps / total : null);
-    runStatus(`${job.kind === "analyze" ? "Analysing" : "Certifying"}: ${event.name}…`);
+    runStatus(`${VERB[job.kind]}: ${event.name}…`);
   } else if (event.type === "bfs") {
-    runStatus(`${job.kind === "analyze" ? "Analysing" : "Certifying"}: ${job.step || "bfs"} — ` +
+    runStatus(`${VERB[job.kind]}: ${job.step || "bfs"} — ` +
       `BFS depth ${event.depth}, ${event.states.toLocaleString("en")} states`);
+  } else if (event.type === "result" && job.kind === "race") {
+    finishJob();
+    const race = event.data.race;
+    state.race.setResult(event.data);
+    runStatus(`Race: ${race.status === "finished" ? "every car finished" : "ended at the move limit"}` +
+      ` after ${race.turns} turns — use the replay controls to step through it.`, "ok");
   } else if (event.type === "result") {
     finishJob();
     const analysis = job.kind === "analyze" ? event.data : event.data.analysis;
@@ -521,6 +532,7 @@ function setRunning(on) {
   $("btn-cancel").hidden = !on;
   $("btn-analyse").disabled = on;
   $("btn-certify").disabled = on;
+  if ($("btn-race")) $("btn-race").disabled = on;
 }
 
 function progress(fraction) {
@@ -674,6 +686,10 @@ async function main() {
   } catch (e) {
     status(e.message);
     state.session = { folders: [] };
+  }
+  const race = state.session.race;
+  if (race && race.drivers && race.drivers.length) {
+    state.race = new RacePanel(race, state.view, (options) => runJob("race", options));
   }
   const initial = state.session.initial;
   if (initial) load(initial.document, initial.source);

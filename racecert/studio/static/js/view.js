@@ -41,6 +41,7 @@ export class View {
     this.deck = document.createElement("canvas");
     this.cover = document.createElement("canvas");
     this.analysis = null;          // the payload of the last analysis
+    this.race = null;              // {colors, steps, frame, k}: the race replay's state
     this.show = { yellow: true, green: true, blue: true, red: true };
     this.messages = [];            // validator messages with targets
     this.hover = null;             // {x, y} cell under the mouse
@@ -108,6 +109,8 @@ export class View {
     this.hoverTraj = null;
     this.setCoverage(payload && payload.coverage);
   }
+
+  setRace(race) { this.race = race; this.invalidate(); }
 
   setCoverage(cov) {
     const ctx = this.cover.getContext("2d");
@@ -184,6 +187,7 @@ export class View {
     ctx.drawImage(this.deck, this.ox, this.oy, W, H);
     if (s >= 6) this.deckHatch();
     this.trajectories(1);
+    this.raceOverlay();
     this.line(d.start, false);
     this.line(d.finish, true);
     this.car();
@@ -318,6 +322,40 @@ export class View {
         }
       }
     }
+  }
+
+  // The race replay: each car's trail up to car-turn k, blocked or waiting marks of the
+  // current turn, and every car (numbered, in its colour) where it stands after it.
+  raceOverlay() {
+    const r = this.race;
+    if (!r) return;
+    const ctx = this.ctx, s = this.scale;
+    ctx.lineCap = "round"; ctx.lineJoin = "round"; ctx.setLineDash([]);
+    for (let i = 0; i < r.k; i++) {
+      const st = r.steps[i];
+      const [x0, y0] = this.centre(st.before), [x1, y1] = this.centre(st.after);
+      ctx.strokeStyle = r.colors[st.car]; ctx.lineWidth = Math.max(1.5, s * 0.12);
+      ctx.globalAlpha = i === r.k - 1 ? 1 : 0.7;
+      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+    const cur = r.steps[r.k - 1];
+    for (const e of cur ? cur.events : []) {
+      if (!e.cell) continue;
+      const [cx, cy] = this.centre(e.cell), q = s * 0.35;
+      ctx.strokeStyle = r.colors[cur.car]; ctx.lineWidth = 3;
+      ctx.beginPath(); ctx.moveTo(cx - q, cy - q); ctx.lineTo(cx + q, cy + q);
+      ctx.moveTo(cx - q, cy + q); ctx.lineTo(cx + q, cy - q); ctx.stroke();
+    }
+    const rad = Math.max(4, s * 0.32);
+    r.frame.forEach((p, i) => {
+      const [cx, cy] = this.centre(p);
+      ctx.fillStyle = r.colors[i]; ctx.strokeStyle = "#fff"; ctx.lineWidth = 2;
+      ctx.beginPath(); ctx.arc(cx, cy, rad, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+      ctx.fillStyle = "#fff"; ctx.font = `bold ${Math.round(rad * 1.1)}px system-ui, sans-serif`;
+      ctx.textAlign = "center"; ctx.textBaseline = "middle";
+      ctx.fillText(String(i), cx, cy + 1);
+    });
   }
 
   lineEnds(line) {
