@@ -22,7 +22,7 @@ from racecert.model.parse import parse_track
 from racecert.studio.diagnostics import validate_draft
 from racecert.studio.document import draft_from_json
 from racecert.studio.server import background
-from tests.studio.conftest import make_app, open_field
+from tests.studio.conftest import TRACKS, make_app, open_field
 from tests.studio.test_document import same
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -182,4 +182,24 @@ def test_a_200x200_track_loads_pans_zooms_and_a_certificate_is_cancelled(
         page.click("#btn-cancel")
         page.wait_for_selector("#run-status:has-text('Cancelled.')")
         assert page.is_hidden("#btn-cancel") and page.is_enabled("#btn-analyse")
+        p.close()
+
+
+def test_race_replay_steps_through_the_race(browser, tmp_path: Path) -> None:
+    pytest.importorskip("racecert.race")
+    with background(make_app(tmp_path, initial=TRACKS / "4_esquinas.toml")) as url:
+        p = Page(browser, url)
+        page = p.page
+        page.wait_for_selector("#race-panel:not([hidden])")
+        page.click("#btn-race")
+        page.wait_for_selector(".replay:not([hidden])", timeout=60_000)
+        steps = p.js("window.studio.race.result.steps.length")
+        assert steps > 2
+        page.click("#race-next")
+        assert p.js("window.studio.view.race.k") == 1
+        first = p.js("window.studio.race.result.steps[0]")
+        assert p.js("window.studio.view.race.frame")[first["car"]] == first["after"]
+        page.click("#race-last")
+        assert p.js("window.studio.view.race.k") == steps
+        page.screenshot(path=str(tmp_path / "race.png"))
         p.close()

@@ -37,17 +37,17 @@ export class RacePanel {
     go.addEventListener("click", () => this.start(this.options()));
     this.slider = el("input", { type: "range", min: "0", max: "0", value: "0", id: "race-slider" });
     this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
-    const btn = (text, title, fn) => {
-      const b = el("button", { type: "button", text, title }); b.addEventListener("click", fn); return b;
+    const btn = (id, text, title, fn) => {
+      const b = el("button", { id, type: "button", text, title }); b.addEventListener("click", fn); return b;
     };
-    this.play = btn("▶ Play", "play the race one car-turn at a time", () => this.toggle());
+    this.play = btn("race-play", "▶ Play", "play the race one car-turn at a time", () => this.toggle());
     this.replay = el("div", { class: "replay", hidden: "" },
       el("div", { class: "replay-buttons" },
-        btn("⏮", "the start", () => this.show(0)),
-        btn("◀", "one car-turn back", () => this.show(this.k - 1)),
+        btn("race-first", "|◀", "the start", () => this.show(0)),
+        btn("race-back", "◀", "one car-turn back", () => this.show(this.k - 1)),
         this.play,
-        btn("▶|", "one car-turn on", () => this.show(this.k + 1)),
-        btn("⏭", "the end", () => this.show(this.result.steps.length))),
+        btn("race-next", "▶", "one car-turn on", () => this.show(this.k + 1)),
+        btn("race-last", "▶|", "the end", () => this.show(this.result.steps.length))),
       this.slider, el("div", { id: "race-step", class: "race-step" }),
       el("table", { class: "figures standings", id: "race-standings" }));
     panel.replaceChildren(el("h3", { text: "Race" }), this.cars,

@@ -187,10 +187,9 @@ export class View {
     ctx.drawImage(this.deck, this.ox, this.oy, W, H);
     if (s >= 6) this.deckHatch();
     this.trajectories(1);
-    this.raceOverlay();
     this.line(d.start, false);
     this.line(d.finish, true);
-    this.car();
+    if (this.race) this.raceOverlay(); else this.car();
     this.diagnostics();
     this.tool();
     this.label(d.start, "S");
