@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only)")
     s.add_argument("--folder", metavar="DIR", action="append", default=[],
                    help="a folder the page may open and save tracks in (repeatable; "
-                        "default: the current folder)")
+                        "default: the current folder); the bundled tracks are read only")
     s.add_argument("--max-states", metavar="N", type=integer(1_000, MAX_STATES, "a count"),
                    default=JobLimits.max_states,
                    help="BFS states one analysis may explore (default "

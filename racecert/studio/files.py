@@ -107,12 +107,12 @@ def read_track_bytes(path: Path) -> bytes:
     """The file's bytes, refusing what is not a regular file or is too large."""
     try:
         if not path.is_file():
-            raise FileAccessError(f"{path.name}: no such file")
+            raise FileAccessError(f"{path}: no such file")
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise FileAccessError(f"{path.name}: larger than {MAX_FILE_BYTES // 2**20} MiB")
+            raise FileAccessError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB")
         return path.read_bytes()
     except OSError as exc:
-        raise FileAccessError(f"{path.name}: cannot read: {exc.strerror or exc}") from None
+        raise FileAccessError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def write_atomic(path: Path, data: bytes) -> None:
