@@ -26,6 +26,7 @@ from racecert.cli import (
     generate,
     library,
     race,
+    studio,
     validate,
 )
 from racecert.cli.arguments import Parser, print_error
@@ -35,7 +36,8 @@ from racecert.model.errors import TrackError
 EXIT_INTERRUPTED = 130
 
 # One entry per subcommand module (each has `register(subparsers)`).
-SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore, race, batch, generate]
+SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore, race, batch, generate,
+               studio]
 
 
 def racecert_version() -> str:

@@ -1,0 +1,313 @@
+"""The studio's web application (Starlette): the page, its assets, and a JSON API.
+
+Every route answers JSON; every problem is a 4xx with `{"error": one line}`
+(a 500 says "internal error" in one line too, never a traceback page).
+
+Safe by default: the server binds 127.0.0.1 (`racecert.studio.server`); the
+Host header must name this machine (no DNS rebinding); a request that changes
+anything must be JSON (a cross-site form cannot send it without a preflight
+the server never grants) and, when the browser names its origin, come from the
+studio's own; bodies are limited to `max_body` bytes; files are read and
+written only inside the folders the studio was given (`files.Roots`); and the
+page runs nothing but the engine's calls (validate, analyze, certify, a race of
+built-in drivers), each
+job bounded (`worker.JobLimits`). The page's assets are served from the
+package, and a Content-Security-Policy keeps it from loading anything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from racecert.model.errors import TrackError
+from racecert.studio.diagnostics import validate_draft
+from racecert.studio.document import DocumentError, draft_from_json, draft_from_toml
+from racecert.studio.document import track_to_json as document_of
+from racecert.studio.files import FileAccessError, Roots, read_track_bytes, write_atomic
+from racecert.studio.jobs import JobManager, JobsBusy
+from racecert.studio.race_job import (
+    MAX_CARS,
+    MAX_LAPS,
+    RaceOptionError,
+    builtin_drivers,
+    race_options,
+)
+from racecert.studio.worker import JobLimits
+
+STATIC = Path(__file__).resolve().parent / "static"
+CSP = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
+       "script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+       "frame-ancestors 'none'")
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+HEARTBEAT = 15.0
+"""Seconds between comment lines on an idle event stream (keeps proxies from closing it)."""
+
+
+@dataclass(frozen=True)
+class StudioConfig:
+    """What one studio server serves and allows."""
+
+    roots: Roots
+    initial: Path | None = None
+    limits: JobLimits = field(default_factory=JobLimits)
+    max_running: int = 2
+    max_body: int = 4 * 2**20
+    hosts: tuple[str, ...] = LOCAL_HOSTS
+
+
+class ApiError(Exception):
+    """A request the API refuses: HTTP status and a one-line message."""
+
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.message, self.extra = status, " ".join(message.split()), extra
+
+
+def _error(status: int, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status)
+
+
+async def _body(request: Request, limit: int) -> dict[str, Any]:
+    """The request's JSON object, refusing non-JSON, cross-origin and oversized bodies."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host')}":
+        raise ApiError(403, f"requests from {origin} are refused (only the studio's own page)")
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise ApiError(415, "send the request as application/json")
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, f"request body larger than {limit:,} bytes")
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > limit:
+            raise ApiError(413, f"request body larger than {limit:,} bytes")
+    try:
+        value = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApiError(400, f"the body is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return value
+
+
+def _draft(body: dict[str, Any]):
+    try:
+        return draft_from_json(body.get("document"))
+    except DocumentError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+def create_app(config: StudioConfig) -> Starlette:
+    """The studio application for `config`."""
+    jobs = JobManager(config.limits, max_running=config.max_running)
+
+    def opened(data: bytes, label: str, source: dict[str, Any] | None) -> dict[str, Any]:
+        try:
+            track = draft_from_toml(data, label)
+        except TrackError as exc:
+            raise ApiError(400, str(exc)) from None
+        verdict = validate_draft(track, label)
+        return {"document": document_of(track), "source": source, "verdict": verdict.to_json()}
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+    async def session(request: Request) -> Response:
+        initial = None
+        if config.initial is not None:
+            path = config.initial
+            data = await run_in_threadpool(read_track_bytes, path)
+            index_ = next((i for i, f in enumerate(config.roots.folders)
+                           if path.resolve().is_relative_to(f.path) and f.writable), None)
+            source = None if index_ is None else {
+                "folder": index_,
+                "path": str(path.resolve().relative_to(config.roots.folders[index_].path))}
+            initial = await run_in_threadpool(opened, data, path.name, source)
+        limits = config.limits
+        return JSONResponse({
+            "folders": config.roots.listing(), "initial": initial,
+            "race": {"drivers": builtin_drivers(), "max_cars": MAX_CARS, "max_laps": MAX_LAPS},
+            "limits": {"max_states": limits.max_states, "memory_gib": limits.memory_bytes / 2**30,
+                       "cpsat_budget": limits.cpsat_budget, "count_limit": limits.count_limit,
+                       "max_running": config.max_running, "max_body": config.max_body}})
+
+    async def files(request: Request) -> Response:
+        return JSONResponse({"folders": await run_in_threadpool(config.roots.listing)})
+
+    async def open_file(request: Request) -> Response:
+        body = await _body(request, config.max_body)
+        path = config.roots.resolve(body.get("folder"), body.get("path"))
+        data = await run_in_threadpool(read_track_bytes, path)
+        source = {"folder": body["folder"], "path": body["path"]}
+        return JSONResponse(await run_in_threadpool(opened, data, path.name, source))
+
+    async def import_text(request: Request) -> Response:
+        body = await _body(request, config.max_body)
+        text, name = body.get("text"), body.get("name", "file")
+        if not isinstance(text, str) or not isinstance(name, str):
+            raise ApiError(400, "give the file's text and name as strings")
+        return JSONResponse(await run_in_threadpool(opened, text.encode("utf-8"),
+                                                    Path(name).name or "file", None))
+
+    async def validate(request: Request) -> Response:
+        draft = _draft(await _body(request, config.max_body))
+        verdict = await run_in_threadpool(validate_draft, draft)
+        return JSONResponse(verdict.to_json())
+
+    async def save(request: Request) -> Response:
+        body = await _body(request, config.max_body)
+        draft = _draft(body)
+        path = config.roots.resolve(body.get("folder"), body.get("path"), write=True)
+        if path.exists() and body.get("overwrite") is not True:
+            raise ApiError(409, f"{body.get('path')} exists: confirm to replace it",
+                           exists=True)
+        verdict = await run_in_threadpool(validate_draft, draft, path.name)
+        await run_in_threadpool(write_atomic, path, verdict.toml.encode("utf-8"))
+        return JSONResponse({"saved": str(path), "folder": body["folder"],
+                             "path": body["path"], "verdict": verdict.to_json()})
+
+    async def start_job(request: Request) -> Response:
+        body = await _body(request, config.max_body)
+        kind, mode = body.get("kind"), body.get("mode", "exact")
+        if kind not in ("analyze", "certify", "race"):
+            raise ApiError(400, f"kind must be 'analyze', 'certify' or 'race', got {kind!r}")
+        if mode not in ("exact", "editor"):
+            raise ApiError(400, f"mode must be 'exact' or 'editor', got {mode!r}")
+        options: dict[str, Any] = {"mode": mode}
+        if kind == "race":
+            try:
+                options = race_options(body)
+            except RaceOptionError as exc:
+                raise ApiError(400, str(exc)) from None
+        verdict = await run_in_threadpool(validate_draft, _draft(body))
+        if not verdict.valid:
+            raise ApiError(400, f"the track does not validate: {verdict.messages[0].text}")
+        try:
+            job = await run_in_threadpool(jobs.start, kind, verdict.toml, options)
+        except JobsBusy as exc:
+            raise ApiError(429, str(exc)) from None
+        return JSONResponse({"id": job.id, "kind": kind}, status_code=202)
+
+    def job_of(request: Request):
+        job = jobs.get(request.path_params["job"])
+        if job is None:
+            raise ApiError(404, "no such job (it finished long ago, or the server restarted)")
+        return job
+
+    async def job_state(request: Request) -> Response:
+        since = request.query_params.get("since", "0")
+        return JSONResponse(job_of(request).to_json(int(since) if since.isdigit() else 0))
+
+    async def cancel_job(request: Request) -> Response:
+        if request.method == "POST":
+            await _body(request, config.max_body)
+        job = job_of(request)
+        await run_in_threadpool(jobs.cancel, job)
+        return JSONResponse({"id": job.id, "state": job.state})
+
+    async def job_events(request: Request) -> Response:
+        job = job_of(request)
+        last = request.headers.get("last-event-id", "")
+        start = int(last) + 1 if last.isdigit() else 0
+        return StreamingResponse(_stream(job, start), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await run_in_threadpool(jobs.shutdown)
+
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return _error(exc.status, exc.message, **exc.extra)
+
+    async def file_error(request: Request, exc: Exception) -> Response:
+        return _error(403 if "outside" in str(exc) or "read only" in str(exc) else 400,
+                      " ".join(str(exc).split()))
+
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        return _error(500, f"internal error: {type(exc).__name__}: "
+                           f"{' '.join(str(exc).split())}")
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/session", session),
+            Route("/api/files", files),
+            Route("/api/open", open_file, methods=["POST"]),
+            Route("/api/import", import_text, methods=["POST"]),
+            Route("/api/validate", validate, methods=["POST"]),
+            Route("/api/save", save, methods=["POST"]),
+            Route("/api/jobs", start_job, methods=["POST"]),
+            Route("/api/jobs/{job}", job_state),
+            Route("/api/jobs/{job}", cancel_job, methods=["DELETE"]),
+            Route("/api/jobs/{job}/cancel", cancel_job, methods=["POST"]),
+            Route("/api/jobs/{job}/events", job_events),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        middleware=[Middleware(SecurityHeaders),
+                    Middleware(TrustedHostMiddleware, allowed_hosts=list(config.hosts))],
+        exception_handlers={ApiError: api_error, FileAccessError: file_error,
+                            Exception: internal_error},
+        lifespan=lifespan,
+    )
+    app.state.jobs = jobs
+    return app
+
+
+class SecurityHeaders:
+    """ASGI middleware: the Content-Security-Policy and nosniff on every response."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"],
+                                      (b"content-security-policy", CSP.encode()),
+                                      (b"x-content-type-options", b"nosniff")]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+async def _stream(job: Any, start: int) -> AsyncIterator[str]:
+    """Server-sent events: each job event once (id = its index), until the terminal one."""
+    i, idle = start, 0.0
+    while True:
+        events = job.events[i:]
+        for event in events:
+            yield f"id: {i}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"
+            i += 1
+        if job.finished and i >= len(job.events):
+            return
+        if events:
+            idle = 0.0
+        else:
+            idle += 0.1
+            if idle >= HEARTBEAT:
+                idle = 0.0
+                yield ": waiting\n\n"
+        await asyncio.sleep(0.1)

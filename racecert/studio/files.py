@@ -1,0 +1,141 @@
+"""The folders the studio may read and write, and the track files in them.
+
+The server is given folders (`Roots`): the bundled tracks (read only, when the
+source tree has them) and the folders named on the command line (the current
+folder by default, and the folder of the TRACK argument). The page names a file
+by a folder's index and a path relative to it; `resolve` refuses anything that
+leaves the folder (`..`, absolute paths, symbolic links pointing out) and
+anything but a `.toml` file name. Writes are atomic: a temp file in the target
+folder, fsynced, renamed over the target, removed on any failure, so a failed
+save leaves the previous file as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import racecert
+
+MAX_LISTED = 500
+"""Most files listed per folder (the page is a picker, not a file manager)."""
+MAX_FILE_BYTES = 2 * 2**20
+"""Largest track file the studio reads (a 400x400 two-layer grid is about 330 kB)."""
+
+
+class FileAccessError(Exception):
+    """A path the studio refuses or cannot use; the message is one line."""
+
+
+def bundled_tracks() -> Path | None:
+    """The source tree's tracks/ folder, if racecert runs from one."""
+    folder = Path(racecert.__file__).resolve().parent.parent / "tracks"
+    return folder if folder.is_dir() else None
+
+
+@dataclass(frozen=True)
+class Folder:
+    """One folder the studio was given."""
+
+    path: Path
+    label: str
+    writable: bool
+
+    def to_json(self, index: int) -> dict[str, Any]:
+        return {"index": index, "label": self.label, "path": str(self.path),
+                "writable": self.writable}
+
+
+@dataclass(frozen=True)
+class Roots:
+    """The folders the studio was given, in the order the page lists them."""
+
+    folders: tuple[Folder, ...]
+
+    @staticmethod
+    def of(writable: list[Path], bundled: Path | None) -> Roots:
+        """Bundled tracks first (read only), then each writable folder once."""
+        out: list[Folder] = []
+        if bundled is not None:
+            out.append(Folder(bundled.resolve(), "bundled tracks", False))
+        for p in writable:
+            r = p.resolve()
+            if all(f.path != r for f in out):
+                out.append(Folder(r, str(p), True))
+        return Roots(tuple(out))
+
+    def folder(self, index: Any) -> Folder:
+        if not isinstance(index, int) or isinstance(index, bool) \
+                or not 0 <= index < len(self.folders):
+            raise FileAccessError(f"no folder number {index!r}")
+        return self.folders[index]
+
+    def resolve(self, index: Any, relative: Any, *, write: bool = False) -> Path:
+        """The file `relative` inside folder `index`, or `FileAccessError`."""
+        folder = self.folder(index)
+        if write and not folder.writable:
+            raise FileAccessError(f"{folder.label}: read only in the studio (save into "
+                                  "another folder)")
+        if not isinstance(relative, str) or not relative.strip():
+            raise FileAccessError("a file name is required")
+        rel = Path(relative)
+        if rel.is_absolute() or ".." in rel.parts:
+            raise FileAccessError(f"{relative}: give a path inside {folder.label}")
+        if rel.suffix != ".toml":
+            raise FileAccessError(f"{relative}: a track file name ends in .toml")
+        target = (folder.path / rel).resolve()
+        if not target.is_relative_to(folder.path):
+            raise FileAccessError(f"{relative}: leads outside {folder.label}")
+        return target
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every folder with its .toml files (two levels deep, at most MAX_LISTED)."""
+        out = []
+        for i, f in enumerate(self.folders):
+            files = sorted(p for pattern in ("*.toml", "*/*.toml") for p in f.path.glob(pattern)
+                           if p.is_file() and p.resolve().is_relative_to(f.path))
+            out.append({**f.to_json(i),
+                        "files": [str(p.relative_to(f.path)) for p in files[:MAX_LISTED]]})
+        return out
+
+
+def read_track_bytes(path: Path) -> bytes:
+    """The file's bytes, refusing what is not a regular file or is too large."""
+    try:
+        if not path.is_file():
+            raise FileAccessError(f"{path}: no such file")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise FileAccessError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB")
+        return path.read_bytes()
+    except OSError as exc:
+        raise FileAccessError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` atomically; one-line `FileAccessError` on failure."""
+    if not path.parent.is_dir():
+        raise FileAccessError(f"{path.parent}: the folder does not exist")
+    if path.exists() and not path.is_file():
+        raise FileAccessError(f"{path.name}: exists and is not a regular file")
+    temp = path.with_name(f".racecert-{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise FileAccessError(f"{path.name}: cannot write: {exc.strerror or exc}; the "
+                                  "previous file, if any, is unchanged") from None
+        raise

@@ -1,0 +1,61 @@
+"""`racecert studio`: checks before the server starts, and a real run stopped by Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from racecert.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def test_a_missing_track_is_one_line(capsys, tmp_path: Path) -> None:
+    assert main(["studio", str(tmp_path / "nope.toml")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope.toml: no such file" in err
+
+
+def test_a_file_that_is_not_a_track_is_one_line(capsys, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = [")
+    assert main(["studio", str(bad)]) == 2
+    assert "TOML syntax error" in capsys.readouterr().err
+
+
+def test_a_port_in_use_is_one_line(capsys) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        assert main(["studio", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in err
+
+
+def test_the_server_runs_and_ctrl_c_ends_it_with_130(tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    p = subprocess.Popen([sys.executable, "-m", "racecert", "studio",
+                          str(ROOT / "tracks" / "ocho.toml"), "--port", "0",
+                          "--folder", str(tmp_path)],
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        line = p.stderr.readline()
+        assert line.startswith("racecert studio: http://127.0.0.1:")
+        url = line.split()[2]
+        session = json.loads(urllib.request.urlopen(url + "api/session", timeout=30).read())
+        assert session["initial"]["document"]["name"] == "Ocho"
+        assert [f["writable"] for f in session["folders"]] == [False, True]
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=30) == 130
+        assert p.stderr.read() == "interrupted\n"
+    finally:
+        if p.poll() is None:
+            p.kill()
