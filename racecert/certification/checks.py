@@ -13,6 +13,7 @@ from racecert.certification.checks_cpsat import (
     check_m_star,
 )
 from racecert.certification.context import NamedCheck
+from racecert.certification.dag_checks import check_dag_figures
 from racecert.certification.green_blue_checks import check_green_blue
 from racecert.certification.sat_checks import check_sat
 from racecert.certification.search_checks import check_move_validity, check_search
@@ -29,4 +30,6 @@ CHECKS: tuple[NamedCheck, ...] = (
     NamedCheck("m* by SAT: checked DRUP lower bound, replayed upper bound", check_sat),
     NamedCheck("green/blue by CP-SAT optimisation: exact extreme lengths and ties",
                check_green_blue),
+    NamedCheck("green/blue, yellow, coverage, score over the independent DAG",
+               check_dag_figures),
 )
