@@ -26,7 +26,7 @@ test: $(STAMP) browser
 
 # The studio's browser tests drive Debian's chromium (never a browser download).
 browser:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -q && apt-get install -y chromium; }
+	@command -v chromium >/dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive; apt-get update -q && apt-get install -y -q chromium; }
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run --out BENCHMARKS.md

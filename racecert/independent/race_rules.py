@@ -3,7 +3,7 @@
 Everything on the independent side that needs the opening rule or the
 progress / arrival bookkeeping takes it from here: the second geometry
 (`geometry.Geometry.move`), the successor function over a move table
-(`table_successors`, used by the reachability-cut CNF and MaxSAT), the cell
+(`table_successors`, used by the reachability-cut CNF), the cell
 relaxation and the one-hot CNF (`onehot`), and the CP-SAT model (`cpsat`), which reads the
 speed cap and the straight axis per move from `OpeningRule` and its arrival
 constraint from `TRANSITIONS`. None of it comes from racecert.model.rules.
