@@ -20,7 +20,8 @@ at most vmax moves from rest can make (speed grows by at most 1 per move).
 
 The enumeration is vectorised over positions, one displacement and start layer
 at a time, with the touched cells and entry parameters of
-`racecert.independent.geometry.touched_cells` and exact `Fraction` crossing times.
+`racecert.independent.fastgeom.touched_cells` (integer corner signs; the same cells
+and entry times as the clipping geometry, tested) and exact `Fraction` crossing times.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from racecert.independent.geometry import HALF, Geometry, touched_cells
+from racecert.independent.fastgeom import touched_cells
+from racecert.independent.geometry import HALF, Geometry
 from racecert.independent.race_rules import COLUMNS
 from racecert.model.track import Line, Track
 
