@@ -17,12 +17,13 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-TEMP_PREFIX = ".racecert-"
+from racecert import atomic
+from racecert.atomic import TEMP_PREFIX
+
 """Temp files and staging folders start with this (hidden, recognisable in a listing)."""
 
 
@@ -96,62 +97,16 @@ def ensure_folder(path: Path) -> None:
                           f"{exc.strerror or exc}") from None
 
 
-def _temp_name(target: Path) -> Path:
-    return target.with_name(f"{TEMP_PREFIX}{target.name}.{secrets.token_hex(4)}.tmp")
-
-
-def _mode_for(target: Path, fd: int) -> None:
-    """Give the new file the old file's permissions (a new file keeps the umask's)."""
-    with suppress(FileNotFoundError):
-        os.fchmod(fd, stat.S_IMODE(target.stat().st_mode))
-
-
-def _sync_folder(folder: Path) -> None:
-    """fsync the folder so that the rename itself survives a crash (best effort)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """Write `data` to `path` atomically (temp file in the same folder, fsync, rename).
-
-    On any failure (a write error, a full disk, Ctrl-C) the temp file is removed and
-    `path` keeps its previous content; write errors become a one-line OutputError.
-    """
-    target = Path(path)
-    temp = _temp_name(target)
+    """Write `data` to `path` atomically (`racecert.atomic`: temp file in the same folder,
+    fsync, rename). On any failure (a write error, a full disk, Ctrl-C) the temp file is
+    removed and `path` keeps its previous content; write errors become a one-line
+    OutputError."""
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        atomic.write_bytes_atomic(path, data)
     except OSError as exc:
-        raise OutputError(f"{_one_line(str(path))}: cannot write: "
-                          f"{exc.strerror or exc}") from None
-    try:
-        try:
-            _mode_for(target, fd)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, target)
-    except BaseException as exc:
-        with suppress(OSError):
-            os.unlink(temp)
-        if isinstance(exc, OSError):
-            raise OutputError(f"{_one_line(str(path))}: cannot write: "
-                              f"{exc.strerror or exc}; the previous file, if any, is "
-                              "unchanged") from None
-        raise
-    _sync_folder(target.parent)
+        raise OutputError(f"{_one_line(str(path))}: cannot write: {exc.strerror or exc}; "
+                          "the previous file, if any, is unchanged") from None
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
@@ -184,6 +139,7 @@ def publish(staged: Path, target: Path) -> None:
         with open(staged, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(staged, target)
+        atomic.sync_folder(target.parent)
     except OSError as exc:
         raise OutputError(f"{_one_line(str(target))}: cannot write: "
                           f"{exc.strerror or exc}") from None

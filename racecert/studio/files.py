@@ -12,14 +12,12 @@ save leaves the previous file as it was.
 
 from __future__ import annotations
 
-import os
-import secrets
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import racecert
+from racecert import atomic
 
 MAX_LISTED = 500
 """Most files listed per folder (the page is a picker, not a file manager)."""
@@ -121,21 +119,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise FileAccessError(f"{path.parent}: the folder does not exist")
     if path.exists() and not path.is_file():
         raise FileAccessError(f"{path.name}: exists and is not a regular file")
-    temp = path.with_name(f".racecert-{path.name}.{secrets.token_hex(4)}.tmp")
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException as exc:
-        with suppress(OSError):
-            os.unlink(temp)
-        if isinstance(exc, OSError):
-            raise FileAccessError(f"{path.name}: cannot write: {exc.strerror or exc}; the "
-                                  "previous file, if any, is unchanged") from None
-        raise
+        atomic.write_bytes_atomic(path, data)
+    except OSError as exc:
+        raise FileAccessError(f"{path.name}: cannot write: {exc.strerror or exc}; the "
+                              "previous file, if any, is unchanged") from None
