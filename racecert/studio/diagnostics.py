@@ -7,7 +7,7 @@ that into something the page can draw: cells to outline, a line to highlight or
 a form field to mark.
 
 A valid track also gets the reachability notes of `reachability_notes`: unit-step
-floods (`racecert.model.topology`, here its vectorised twin in `reach.py`)
+floods (`racecert.model.topology`, vectorised)
 over-approximate every car's motion, so when
 they cannot cross the start line from the car, or the finish line after the
 start line, no trajectory can, and the analysis would report "unreachable". The
@@ -23,9 +23,8 @@ from typing import Any
 
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
-from racecert.model.topology import Node, exit_cells
+from racecert.model.topology import Node, exit_cells, flood_directed
 from racecert.model.track import Track
-from racecert.studio.reach import flood_directed_fast
 from racecert.studio.toml_text import track_to_toml
 
 _CELL = re.compile(r"^\[map\]\.(ground|elevated) row (\d+) column (\d+)$")
@@ -114,14 +113,13 @@ def reachability_notes(track: Track) -> tuple[Message, ...]:
     layer = track.car.layer
     cars: list[Node] = [(*track.car.position, layer)] + [(x, y, layer)
                                                           for x, y in track.car.slots]
-    _, to_start = flood_directed_fast(track, cars, lines, track.start, until_hit=True)
+    _, to_start = flood_directed(track, cars, lines, track.start)
     car_cell = Target(cells=((*track.car.position, layer),), line="start")
     if not to_start:
         return (Message("[start]", "unreachable: no drivable path from the car crosses the "
                         f"start line in its direction ({track.start.direction})", car_cell,
                         "unreachable"),)
-    _, to_finish = flood_directed_fast(track, exit_cells(track, track.start), lines,
-                                       track.finish, until_hit=True)
+    _, to_finish = flood_directed(track, exit_cells(track, track.start), lines, track.finish)
     if not to_finish:
         return (Message("[finish]", "unreachable: no drivable path from the start line "
                         f"crosses the finish line in its direction ({track.finish.direction})",

@@ -7,20 +7,12 @@ vectorised flood is checked against the model's own `flood_directed`.
 
 from __future__ import annotations
 
-import dataclasses
-import random
-
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from racecert.model.parse import load_track
-from racecert.model.topology import exit_cells, flood_directed
-from racecert.model.track import Line, Track
 from racecert.oracle.bfs import layered_bfs
 from racecert.studio.diagnostics import reachability_notes, validate_draft
 from racecert.studio.document import draft_from_json, track_to_json
-from racecert.studio.reach import flood_directed_fast
 from tests.studio.conftest import TRACKS
 
 
@@ -108,54 +100,3 @@ def test_no_note_on_the_bundled_tracks_that_are_reachable(name: str) -> None:
 
 
 # -- the vectorised flood against the model's flood -------------------------------------
-
-
-def _same_flood(track: Track, sources, lines: tuple[Line, ...], target: Line) -> None:
-    seen, hit = flood_directed(track, sources, lines, target)
-    mask, hit_fast = flood_directed_fast(track, sources, lines, target)
-    fast = {(int(x), int(y), int(lay)) for lay, y, x in zip(*mask.nonzero(), strict=True)}
-    assert fast == seen and hit_fast == hit
-
-
-@pytest.mark.parametrize("name", sorted(p.name for p in TRACKS.glob("*.toml")))
-def test_fast_flood_equals_the_models_flood_on_bundled_tracks(name: str) -> None:
-    t = load_track(TRACKS / name)
-    lines = (t.start, t.finish)
-    car = [(*t.car.position, t.car.layer)]
-    _same_flood(t, car, lines, t.start)
-    _same_flood(t, exit_cells(t, t.start), lines, t.finish)
-    _same_flood(t, exit_cells(t, t.finish), lines, t.start)
-
-
-def _random_track(seed: int) -> Track:
-    """A random 9x7 two-level grid (no validation needed: the floods take any grid)."""
-    rng = random.Random(seed)
-    ground = [[rng.choice("..:#/") for _ in range(9)] for _ in range(7)]
-    elevated = [[" "] * 9 for _ in range(7)]
-    for y in range(7):
-        for x in range(9):
-            if ground[y][x] == "/":
-                elevated[y][x] = "/"
-            elif rng.random() < 0.35:
-                elevated[y][x] = rng.choice("=:")
-    base = load_track(TRACKS / "tiny_straight.toml")
-    return dataclasses.replace(
-        base, width=9, height=7, ground=tuple("".join(r) for r in ground),
-        elevated=tuple("".join(r) for r in elevated),
-        start=Line("x", rng.randrange(0, 7), *sorted(rng.sample(range(7), 2)),
-                   rng.choice(("+x", "-x")), rng.randrange(2)),
-        finish=Line("y", rng.randrange(0, 5), *sorted(rng.sample(range(9), 2)),
-                    rng.choice(("+y", "-y")), rng.randrange(2)))
-
-
-@settings(max_examples=60)
-@given(st.integers(0, 10**9))
-def test_fast_flood_equals_the_models_flood_on_random_grids(seed: int) -> None:
-    t = _random_track(seed)
-    drivable = [(x, y, lay) for lay in (0, 1) for y in range(7) for x in range(9)
-                if t.drivable(lay, x, y)]
-    if not drivable:
-        return
-    sources = random.Random(seed).sample(drivable, min(2, len(drivable)))
-    _same_flood(t, sources, (t.start, t.finish), t.finish)
-    _same_flood(t, sources, (t.finish,), t.start)
