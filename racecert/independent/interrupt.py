@@ -13,7 +13,10 @@ Both native solvers take SIGINT away from Python:
   KeyboardInterrupt goes on.
 - python-sat's solvers catch SIGINT during ``solve()`` and raise their own
   ``pysolvers.error("Caught keyboard interrupt")``; `pysat_interrupts` turns it
-  back into KeyboardInterrupt.
+  back into KeyboardInterrupt. A budgeted solve (`pysat_solve_limited`) runs in a
+  worker thread with ``expect_interrupt=True`` instead, like CP-SAT above: a
+  SIGINT that lands just before the native call (where the solver's own handler
+  is not yet installed) would otherwise only be seen when the budget runs out.
 
 This module imports only the solver libraries: it belongs with the encodings.
 """
@@ -69,6 +72,39 @@ def _stop(solver: Any, done: threading.Event) -> None:
             done.wait(WAIT_SLICE)
         except KeyboardInterrupt:
             continue
+
+
+def pysat_solve_limited(solver: Any) -> bool | None:
+    """`solver.solve_limited()` (its conflict budget set by the caller), stoppable by
+    Ctrl-C: the solve runs in a worker thread; on KeyboardInterrupt the main thread calls
+    ``solver.interrupt()``, waits for the worker and re-raises."""
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["answer"] = solver.solve_limited(expect_interrupt=True)
+        except BaseException as exc:  # handed to the main thread below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="sat solve", daemon=True)
+    worker.start()
+    try:
+        while not done.wait(WAIT_SLICE):
+            pass
+    except KeyboardInterrupt:
+        while not done.is_set():
+            try:
+                solver.interrupt()
+                done.wait(WAIT_SLICE)
+            except KeyboardInterrupt:
+                continue
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["answer"]
 
 
 @contextmanager

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from racecert.independent.interrupt import pysat_interrupts
+from racecert.independent.interrupt import pysat_interrupts, pysat_solve_limited
 from racecert.independent.race_rules import State, Successors, phase_after, phase_at
 from racecert.model.track import Line, Track
 
@@ -307,7 +307,7 @@ def run_with_proof(clauses: list[list[int]], solver_name: str,
     with (Solver(name=solver_name, bootstrap_with=clauses, with_proof=True) as solver,
           pysat_interrupts()):
         solver.conf_budget(conflict_budget)
-        answer = solver.solve_limited()
+        answer = pysat_solve_limited(solver)
         if answer is None:
             raise SolverBudgetExceeded(f"{solver_name} used its budget of {conflict_budget:,} "
                                        "conflicts")
