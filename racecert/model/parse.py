@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from racecert.model.errors import TrackError
+from racecert.model.lattice_parse import parse_with_rules
 from racecert.model.topology import reaches_finish_before_start
 from racecert.model.track import (
     DIRECTIONS,
@@ -113,6 +114,8 @@ def parse_track(data: bytes, path: str = "<string>") -> Track:
         m = re.search(r"line (\d+)", str(exc))
         line = int(m.group(1)) if m else None
         raise TrackError(path, "", f"TOML syntax error: {exc}", line) from None
+    if "rules" in doc:  # another rule profile's format (docs/track-format.md, lattice tracks)
+        return parse_with_rules(doc, text, path, sha)  # type: ignore[return-value]
     return _build(doc, src, sha)
 
 
