@@ -15,7 +15,16 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from racecert.cli import analyze, certify, crosscheck, explore, library, race, validate
+from racecert.cli import (
+    analyze,
+    certify,
+    crosscheck,
+    explore,
+    importer,
+    library,
+    race,
+    validate,
+)
 from racecert.cli.arguments import Parser, print_error
 from racecert.cli.output import OutputError
 from racecert.model.errors import TrackError
@@ -23,7 +32,7 @@ from racecert.model.errors import TrackError
 EXIT_INTERRUPTED = 130
 
 # One entry per subcommand module (each has `register(subparsers)`).
-SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore, race]
+SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore, race, importer]
 
 
 def racecert_version() -> str:

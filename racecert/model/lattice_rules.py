@@ -151,7 +151,6 @@ class LatticeRules:
     def expand(self, batch: StateArrays) -> Expansion:
         """All legal moves from every state of `batch`."""
         t = self.track
-        n = len(batch)
         vx = (batch.vx.astype(np.int64)[:, None] + _AX).ravel()
         vy = (batch.vy.astype(np.int64)[:, None] + _AY).ravel()
         px = np.repeat(batch.x.astype(np.int64), 9)
