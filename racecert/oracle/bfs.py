@@ -152,7 +152,7 @@ def layered_bfs(
     # scratch buffers for one layer's successors, reused (fresh memory costs page faults)
     buf_keys = np.empty(0, dtype=np.int64)
     buf_src = np.empty(0, dtype=np.int32)
-    total = 1
+    total = len(first)
     depth = 0
     while True:
         if max_depth is not None and depth >= max_depth:
