@@ -23,8 +23,9 @@ MAX_SIDE = 4096
 local coordinates then stay far inside int64, and the state keys of
 `racecert.model.states.StateCodec` fit in 63 bits."""
 MAX_COORD = 4 * MAX_SIDE
-"""Largest absolute local coordinate of a wall point or a circle centre (walls may reach
-beyond the bounds, e.g. a frame drawn around them)."""
+"""Largest absolute coordinate in a file (bounds, walls, circles, starts): local
+coordinates then stay within ±2 * MAX_COORD, and every product the exact predicates
+form (orientations, squared distances, discriminants) stays below 2^62."""
 
 
 @dataclass(frozen=True)
