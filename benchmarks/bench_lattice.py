@@ -75,7 +75,8 @@ def section() -> str:
              f"{'met' if total <= TARGET_TOTAL_S else 'NOT met'}), wall time with the "
              f"subprocesses {wall:.1f} s; largest peak RSS {peak:.0f} MB (target <= "
              f"{TARGET_PEAK_MB:.0f} MB: {'met' if peak <= TARGET_PEAK_MB else 'NOT met'}).\n",
-             "| track | bounds | m* | states | seconds | peak RSS (MB) |", "|---|---|---|---|---|---|"]
+             "| track | bounds | m* | states | seconds | peak RSS (MB) |",
+             "|---|---|---|---|---|---|"]
     lines += [f"| {r['name']} | {r['size']} | {r['m_star']} | {r['states']:,} | "
               f"{r['seconds']:.2f} | {r['peak_mb']:.0f} |" for r in rows]
     return "\n".join(lines) + "\n"

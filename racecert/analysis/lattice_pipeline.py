@@ -24,12 +24,14 @@ from typing import Any
 import numpy as np
 
 from racecert.analysis.representatives import Extreme, RepresentativeDP, Representatives
-from racecert.model.lattice_rules import LatticeRules
+from racecert.model.lattice_rules import LatticeLimitError, LatticeRules
 from racecert.model.lattice_track import LatticeTrack, Point
 from racecert.model.radicals import RadicalSum
 from racecert.oracle.bfs import BfsResult, OptimalDag, ProgressFn, layered_bfs
 from racecert.oracle.counts import crt_rows, layered_counts, primes_for_bound, sum_residues
 
+MAX_STATES = 30_000_000
+"""States the lattice BFS may hold (some 1.5 GB of keys and edges) before it stops."""
 SKIPPED: dict[str, str] = {
     "yellow": "the least-length search reads the grid's start and finish lines",
     "bound": "no yellow bound: the BFS runs unbounded (no envelope pruning)",
@@ -167,15 +169,32 @@ def _extreme(parts: list[tuple[int, Extreme]], least: bool) -> Extreme:
     return Extreme(first.length, sum(e.ties for _, e in winners), first.trajectory)
 
 
+def _bounded(progress: ProgressFn | None, max_states: int) -> ProgressFn:
+    """A BFS progress callback that stops the search once it holds `max_states` states."""
+    def update(depth: int, frontier: int, total: int) -> None:
+        if total > max_states:
+            raise LatticeLimitError(f"the search holds {total:,} states after {depth} moves, "
+                                    f"more than the limit of {max_states:,}")
+        if progress is not None:
+            progress(depth, frontier, total)
+    return update
+
+
 def analyze_lattice(track: LatticeTrack, best_start: bool = False,
                     progress: ProgressFn | None = None,
-                    rules: LatticeRules | None = None) -> LatticeAnalysis:
-    """Run the lattice pipeline: m*, exact counts, the optimal starts, green and blue."""
+                    rules: LatticeRules | None = None,
+                    max_states: int | None = None) -> LatticeAnalysis:
+    """Run the lattice pipeline: m*, exact counts, the optimal starts, green and blue.
+
+    The BFS stops with `LatticeLimitError` (one line; exit status 4 on the command line)
+    once it holds more than `max_states` states (default `MAX_STATES`), checked after
+    each layer.
+    """
     rules = rules or LatticeRules(track)
     t0 = time.perf_counter()
     initial = rules.start_states() if best_start else [rules.initial_state()]
     bfs = layered_bfs(track, "exact", rules=rules, initial=initial,  # type: ignore[arg-type]
-                      progress=progress)
+                      progress=_bounded(progress, max_states or MAX_STATES))
     timings = {"bfs": time.perf_counter() - t0}
     if not bfs.reachable or bfs.dag is None or bfs.m_star is None:
         return LatticeAnalysis(track, best_start, bfs, seconds=time.perf_counter() - t0,

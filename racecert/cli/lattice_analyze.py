@@ -2,14 +2,15 @@
 
 `racecert.cli.analyze` hands lattice tracks (``rules = "lattice"``) here. Options of
 the grid pipeline that have no lattice meaning (`--mode editor`, `--all-slots`) are
-one-line errors; `--best-start` searches from every start position at once.
+one-line errors; `--best-start` searches from every start position at once. A search
+the profile cannot finish within its limits (`LatticeLimitError`) ends with one line
+and exit status 4 (`racecert.cli.main`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from racecert.analysis.lattice_pipeline import SKIPPED, LatticeAnalysis, analyze_lattice
@@ -17,10 +18,7 @@ from racecert.analysis.lattice_svg import render_lattice_svg
 from racecert.cli.arguments import print_error
 from racecert.cli.common import format_table, progress_bar
 from racecert.cli.output import write_text_atomic
-from racecert.model.lattice_rules import LatticeLimitError
 from racecert.model.lattice_track import LatticeTrack
-
-EXIT_RESOURCE_LIMIT = 4
 
 
 def refused_option(args: argparse.Namespace) -> str | None:
@@ -84,11 +82,7 @@ def cmd_analyze_lattice(args: argparse.Namespace, track: LatticeTrack,
     refused = refused_option(args)
     if refused is not None:
         return print_error(refused)
-    try:
-        result = run_lattice(track, args.best_start)
-    except LatticeLimitError as exc:
-        print(f"error: {track.path}: {exc}", file=sys.stderr)
-        return EXIT_RESOURCE_LIMIT
+    result = run_lattice(track, args.best_start)  # LatticeLimitError: exit 4 (cli.main)
     data = result.to_json()
     for path, suffix in outputs:
         text = (json.dumps(data, indent=2) + "\n" if suffix == ".json"

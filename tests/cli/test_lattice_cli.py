@@ -95,6 +95,22 @@ def test_grid_only_subcommands_refuse_lattice_tracks(argv: list[str], capsys) ->
     assert err.count("\n") == 1 and "a lattice track" in err
 
 
+def test_a_search_past_its_state_limit_is_exit_4(monkeypatch, capsys) -> None:
+    from racecert.analysis import lattice_pipeline
+
+    monkeypatch.setattr(lattice_pipeline, "MAX_STATES", 500)
+    assert main(["analyze", RIDDLER]) == 4
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "more than the limit of 500" in err
+
+
+def test_the_grid_pipeline_refuses_a_lattice_track() -> None:
+    from racecert.analysis import analyze
+
+    with pytest.raises(TypeError, match="analyze_lattice"):
+        analyze(load_track(RIDDLER))  # type: ignore[arg-type]
+
+
 def test_certify_riddler(tmp_path: Path, capsys) -> None:
     out = tmp_path / "c.json"
     assert main(["certify", RIDDLER, "-o", str(out)]) == 0
