@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from racecert.model.lattice_geometry import enters_disc, touches
+from racecert.model.lattice_geometry import WallIndex, enters_disc, touches
 from racecert.model.lattice_rules import LatticeLimitError, LatticeRules, lattice_move
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import parse_track
@@ -281,6 +281,27 @@ def test_bfs_matches_brute_force(t: LatticeTrack) -> None:
     assert (r.m_star, r.optimal_count) == (b.m_star, b.count)
     got = {k[:4]: c for k, c in r.final_state_list()}
     assert got == dict(b.finals)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_wall_index_matches_every_wall_at_every_scale(seed: int) -> None:
+    """Moves of every length (inside the tile reach of each scale, and beyond the largest)
+    against random walls on a 300 x 300 lattice: the index gives what testing every wall
+    gives."""
+    rng = np.random.default_rng(seed)
+    walls = [((int(a), int(b)), (int(c), int(d)))
+             for a, b, c, d in rng.integers(-5, 305, size=(int(rng.integers(1, 30)), 4))]
+    index = WallIndex(tuple(walls), 300, 300)
+    n = 400
+    px, py = rng.integers(0, 300, n), rng.integers(0, 300, n)
+    reach = rng.choice([1, 8, 9, 32, 33, 128, 129, 299], n)
+    qx = np.clip(px + rng.integers(-1, 2, n) * rng.integers(0, reach + 1), 0, 299)
+    qy = np.clip(py + rng.integers(-1, 2, n) * rng.integers(0, reach + 1), 0, 299)
+    got = index.blocked(*(a.astype(np.int64) for a in (px, py, qx, qy)))
+    want = [any(touches((int(a), int(b)), (int(c), int(d)), w0, w1) for w0, w1 in walls)
+            for a, b, c, d in zip(px, py, qx, qy, strict=True)]
+    assert got.tolist() == want
 
 
 def test_brute_force_geometry_agrees_on_the_hand_worked_cases() -> None:
