@@ -85,3 +85,13 @@ def test_an_unreachable_track_has_no_representatives() -> None:
     j = a.to_json()
     assert j["m_star"] is None and j["green"] is None and j["optimal_starts"] == []
     assert "finish unreachable" in render_lattice_svg(a)
+
+
+def test_the_docs_picture_is_current() -> None:
+    """docs/img/lattice-riddler.svg is what `racecert analyze tracks/lattice/riddler.toml
+    -o docs/img/lattice-riddler.svg` draws now."""
+    t = parse_track((ROOT / "tracks/lattice/riddler.toml").read_bytes(),
+                    "tracks/lattice/riddler.toml")
+    svg = ROOT / "docs" / "img" / "lattice-riddler.svg"
+    assert svg.read_text(encoding="utf-8") == render_lattice_svg(analyze_lattice(t)), (
+        "stale: racecert analyze tracks/lattice/riddler.toml -o docs/img/lattice-riddler.svg")
