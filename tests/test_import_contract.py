@@ -19,6 +19,8 @@ FORBIDDEN_FOR_INDEPENDENT = (
     "racecert.oracle", "racecert.analysis", "racecert.certification", "racecert.cli",
     "racecert.model.geometry", "racecert.model.rules", "racecert.model.states",
     "racecert.model.topology", "racecert.model.radicals", "racecert.model.parse",
+    "racecert.model.lattice_geometry", "racecert.model.lattice_rules",
+    "racecert.model.lattice_parse", "racecert.model.bekos_import",
 )
 
 

@@ -202,6 +202,9 @@ def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = No
     the rule profile every solver uses (default: the grid rules of the track),
     built once here and passed down, so another profile plugs in at this call.
     """
+    if getattr(track, "rules", None) == "lattice":
+        raise TypeError("a lattice track: use racecert.analysis.lattice_pipeline."
+                        "analyze_lattice")
     rules = rules or VectorRaceRules(track)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}

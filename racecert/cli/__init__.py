@@ -24,6 +24,7 @@ from racecert.cli import (
     crosscheck,
     explore,
     generate,
+    importer,
     library,
     race,
     studio,
@@ -32,12 +33,14 @@ from racecert.cli import (
 from racecert.cli.arguments import Parser, print_error
 from racecert.cli.output import OutputError
 from racecert.model.errors import TrackError
+from racecert.model.lattice_rules import LatticeLimitError
 
 EXIT_INTERRUPTED = 130
+EXIT_RESOURCE_LIMIT = 4
 
 # One entry per subcommand module (each has `register(subparsers)`).
 SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore, race, batch, generate,
-               studio]
+               studio, importer]
 
 
 def racecert_version() -> str:
@@ -66,6 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except (TrackError, OutputError, BatchError, StoreError) as exc:
         return print_error(exc)
+    except LatticeLimitError as exc:  # a lattice search past what its profile encodes
+        print_error(exc)
+        return EXIT_RESOURCE_LIMIT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -10,9 +10,12 @@ from racecert.analysis import Analysis, analyze
 from racecert.analysis.score import WEIGHTS
 from racecert.analysis.slots import SlotAnalysis, analyze_slots
 from racecert.analysis.svg import render_svg
+from racecert.cli.arguments import print_error
 from racecert.cli.common import format_table, progress_bar
+from racecert.cli.lattice_analyze import cmd_analyze_lattice
 from racecert.cli.output import OutputError, check_output_file, write_text_atomic
 from racecert.cli.progress import progress
+from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track
 from racecert.model.track import Track
 
@@ -31,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("-o", "--out", metavar="PATH", action="append", default=[],
                    help="also write PATH, chosen by its suffix: .json the JSON report, "
                         ".svg the picture of the track and trajectories (repeatable)")
+    a.add_argument("--best-start", action="store_true",
+                   help="lattice tracks: search from every start position at once (the "
+                        "least m* and which starts give it)")
     a.add_argument("--all-slots", action="store_true",
                    help="also analyse from every grid slot of [car].slots (same direction "
                         "and layer): a row per slot, JSON key 'slots'")
@@ -204,6 +210,10 @@ def output_paths(values: list[str]) -> list[tuple[Path, str]]:
 def cmd_analyze(args: argparse.Namespace) -> int:
     outputs = output_paths(args.out)
     track = load_track(args.track)
+    if is_lattice(track):
+        return cmd_analyze_lattice(args, track, outputs)  # type: ignore[arg-type]
+    if args.best_start:
+        return print_error("--best-start: a grid track has one car; use --all-slots")
     result = run_analysis(track, args.mode)
     data = result.to_json()
     slots = None

@@ -18,7 +18,7 @@ from racecert.certification.crosscheck import Comparison, crosscheck
 from racecert.certification.result_file import ResultError, read_result_file
 from racecert.certification.result_schema import parse_result
 from racecert.cli.common import progress_bar
-from racecert.model.parse import load_track
+from racecert.cli.tracks import load_grid_track
 
 EXIT_DISAGREE = 1
 EXIT_BAD_INPUT = 2
@@ -60,7 +60,7 @@ def summary(rows: list[Comparison]) -> str:
 
 
 def cmd_crosscheck(args: argparse.Namespace) -> int:
-    track = load_track(args.track)
+    track = load_grid_track(args.track, "crosscheck")
     try:
         other = parse_result(read_result_file(args.result))
     except ResultError as exc:

@@ -9,7 +9,7 @@ import sys
 from racecert.analysis.library import build_library
 from racecert.cli.analyze import run_analysis
 from racecert.cli.output import check_output_file, write_text_atomic
-from racecert.model.parse import load_track
+from racecert.cli.tracks import load_grid_track
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_library(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None  # fail early on a bad path
-    tracks = [load_track(path) for path in args.tracks]  # and on a bad file
+    tracks = [load_grid_track(path, "library") for path in args.tracks]  # and on a bad file
     analyses = [run_analysis(t, args.mode) for t in tracks]
     text = json.dumps(build_library(analyses), indent=2) + "\n"
     if out is not None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from racecert.cli.arguments import integer
 from racecert.cli.output import check_output_file, write_text_atomic
-from racecert.model.parse import load_track
+from racecert.cli.tracks import load_grid_track
 from racecert.model.track import Track
 from racecert.race.engine import run_race
 from racecert.race.errors import DriverError, RaceSetupError
@@ -84,7 +84,7 @@ def cmd_race(args: argparse.Namespace) -> int:
     try:
         for out in args.out or ():
             check_replay_path(out)
-        track = load_track(args.track)
+        track = load_grid_track(args.track, "race")
         drivers = [make_driver(spec) for spec in args.driver or default_drivers(track)]
         result = run_race(track, drivers, laps=args.laps, seed=args.seed,
                           move_limit=args.move_limit)

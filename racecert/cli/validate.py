@@ -10,6 +10,7 @@ import argparse
 
 from racecert.cli.arguments import EXIT_BAD_INPUT, print_error
 from racecert.model.errors import TrackError
+from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track
 
 
@@ -30,5 +31,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print_error(exc)
             continue
         print(f"{path}: ok — {t.name!r}, {t.width}x{t.height}, {t.layers} layer(s)"
-              f"{', opening rule' if t.opening else ''}")
+              f"{', opening rule' if t.opening else ''}"
+              f"{', lattice rules' if is_lattice(t) else ''}")
     return EXIT_BAD_INPUT if bad else 0

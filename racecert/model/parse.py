@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from racecert.model.errors import TrackError
+from racecert.model.lattice_parse import parse_with_rules
 from racecert.model.limits import MAX_FILE_BYTES
 from racecert.model.toml_read import read_toml
 from racecert.model.track import Car, Line, Opening, Track
@@ -163,7 +164,10 @@ def parse_track(data: bytes | str, path: str = "<string>") -> Track:
     except UnicodeDecodeError as exc:
         raise TrackError(path, "", f"not UTF-8 text (byte {exc.start})") from None
     src = _Source(path, text)
-    return _build(read_toml(text, path), src, sha)
+    doc = read_toml(text, path)
+    if "rules" in doc:
+        return parse_with_rules(doc, text, path, sha)  # type: ignore[return-value]
+    return _build(doc, src, sha)
 
 
 # -- small typed getters --------------------------------------------------------------

@@ -22,7 +22,7 @@ the visited set (one sorted array, merged per layer) and turned into int32 edges
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -116,7 +116,7 @@ def layered_bfs(
     *,
     rules: RuleProfile | None = None,
     max_depth: int | None = None,
-    initial: CarState | None = None,
+    initial: CarState | Sequence[CarState] | None = None,
     progress: ProgressFn | None = None,
     prune: PruneFn | None = None,
     accept_arrival: AcceptFn | None = None,
@@ -129,6 +129,8 @@ def layered_bfs(
     arrive within the bound; pruned states still count as visited.
     `accept_arrival` filters arriving moves: m* becomes the first depth with an
     accepted arrival (used for m_cont, the first continuable depth).
+    `initial` may be several states (e.g. every start of a lattice track): layer 0 holds
+    them all, m* is the least over them, and each one starts one path of the counts.
 
     Each layer is kept as its sorted int64 keys only and decoded on demand; the
     edges as int32 (src, dst) pairs.
@@ -142,15 +144,15 @@ def layered_bfs(
     rules = rules or VectorRaceRules(track)
     k = rules.phase_limit
     codec = StateCodec(track.width, track.height, k + 1, keep_phase=(mode == "exact"))
-    start = initial or rules.initial_state()
-    first = StateArrays.of([start])
+    first = StateArrays.of(_initial_states(initial, rules))
+    first = first.take(np.unique(codec.encode(first), return_index=True)[1])  # key order
     keys_by_layer = [codec.encode(first)]
     visited = keys_by_layer[0].copy()
     edges: list[tuple[np.ndarray, np.ndarray]] = []
     # scratch buffers for one layer's successors, reused (fresh memory costs page faults)
     buf_keys = np.empty(0, dtype=np.int64)
     buf_src = np.empty(0, dtype=np.int32)
-    total = 1
+    total = len(first)
     depth = 0
     while True:
         if max_depth is not None and depth >= max_depth:
@@ -173,7 +175,7 @@ def layered_bfs(
             batch = first if depth == 0 else _layer_states(codec, frontier[lo: lo + CHUNK],
                                                            depth, k, mode)
             if depth == 0 and mode == "editor" and k:  # later layers: see _layer_states
-                batch = StateArrays(*batch.fields()[:6], np.zeros(1, dtype=np.int32))
+                batch = StateArrays(*batch.fields()[:6], np.zeros(len(batch), dtype=np.int32))
             exp = rules.expand(batch)
             if len(exp.arrive_src):
                 a_src, a_state = exp.arrive_src, exp.arrive_state
@@ -220,6 +222,19 @@ def layered_bfs(
             # With pruning against a bound, an empty frontier only says "not within the bound".
             pruned = prune is not None and max_depth is not None
             return _unreachable(mode, total, depth, pruned, t0)
+
+
+def _initial_states(initial: CarState | Sequence[CarState] | None, rules: RuleProfile
+                    ) -> list[CarState]:
+    """Layer 0: one initial state, or several (each a source with one path, e.g. every
+    start position of a lattice track; the caller orders them by key, without repeats)."""
+    if initial is None:
+        return [rules.initial_state()]
+    if isinstance(initial, CarState):
+        return [initial]
+    if not initial:
+        raise ValueError("no initial state")
+    return list(initial)
 
 
 def _layer_states(codec: StateCodec, keys: np.ndarray, depth: int, k: int,
@@ -333,7 +348,7 @@ def _finish(codec: StateCodec, keys: list[np.ndarray],
     fkeys = codec.kinematic(a_state)
     ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
     finals = a_state.take(first_idx)
-    primes = primes_for_bound(9**m_star)
+    primes = primes_for_bound(len(first) * 9**m_star)  # every layer-0 state is a source
     residues = layered_counts([len(layer) for layer in layers], dag_edges, primes)
     rows = residues[last][arrive_src]
     counts = sum_residues(rows, final_idx, len(ukeys), primes)

@@ -1,0 +1,154 @@
+"""Certificates of lattice tracks (docs/certificate.md, "Lattice tracks").
+
+`certify_lattice` runs the lattice analysis (the oracle) and the checks of
+`racecert.certification.lattice_checks`, and judges every figure the lattice report
+has with the same rules as the grid certificate (`judge_figure`): `certified` when every
+figure is confirmed by an independent check, `partial` when one is not (the headline
+names it), `disagree` when a check disagrees.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
+from racecert.certification.certificate import SCHEMA, FigureVerdict, Status, judge_figure
+from racecert.certification.context import CheckResult, StepFn
+from racecert.certification.lattice_checks import (
+    LatticeLimits,
+    check_geometry,
+    check_m_star_cpsat,
+    check_search,
+    oracle_starts,
+)
+from racecert.model.lattice_track import LatticeTrack
+
+LatticeCheck = Callable[[LatticeTrack, LatticeAnalysis, LatticeLimits], list[CheckResult]]
+CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
+    ("move validity: the profile's expand vs the independent lattice geometry", check_geometry),
+    ("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*", check_m_star_cpsat),
+    ("independent search: m*, exact counts, finals, green and blue", check_search),
+)
+
+
+def _length(a: LatticeAnalysis, which: str, part: str) -> Any:
+    ext = a.green if which == "green" else a.blue
+    if ext is None:
+        return None
+    return str(ext.length) if part == "length" else str(ext.ties)
+
+
+def _unreachable(a: LatticeAnalysis) -> str | None:
+    return None if a.bfs.reachable else "the finish is unreachable"
+
+
+FIGURES: tuple[tuple[str, Callable[[LatticeAnalysis], Any],
+                     Callable[[LatticeAnalysis], str | None]], ...] = (
+    ("move_validity", lambda a: "the lattice profile's rules", lambda a: None),
+    ("reachable", lambda a: a.bfs.reachable, lambda a: None),
+    ("m_star", lambda a: a.bfs.m_star, _unreachable),
+    ("optimal_count", lambda a: str(a.bfs.optimal_count), _unreachable),
+    ("final_states", lambda a: a.bfs.final_states, _unreachable),
+    ("optimal_starts", oracle_starts, _unreachable),
+    ("green_length", lambda a: _length(a, "green", "length"), _unreachable),
+    ("green_ties", lambda a: _length(a, "green", "ties"), _unreachable),
+    ("blue_length", lambda a: _length(a, "blue", "length"), _unreachable),
+    ("blue_ties", lambda a: _length(a, "blue", "ties"), _unreachable),
+)
+
+
+@dataclass(frozen=True)
+class LatticeCertificate:
+    """Everything `racecert certify` found for one lattice track."""
+
+    track: LatticeTrack
+    analysis: LatticeAnalysis
+    results: tuple[CheckResult, ...]
+    seconds: float
+    arbitrations: tuple = ()  # no editor key on lattice tracks
+
+    @property
+    def figures(self) -> tuple[FigureVerdict, ...]:
+        by: dict[str, list[CheckResult]] = {}
+        for r in self.results:
+            by.setdefault(r.figure, []).append(r)
+        return tuple(judge_figure(name, value(self.analysis), absent(self.analysis),
+                                  tuple(by.get(name, ())))
+                     for name, value, absent in FIGURES)
+
+    @property
+    def status(self) -> Status:
+        verdicts = [f.verdict for f in self.figures]
+        if "disagree" in verdicts or any(r.verdict == "disagree" for r in self.results):
+            return "disagree"
+        if all(v in ("agree", "not-applicable") for v in verdicts):
+            return "certified"
+        return "partial"
+
+    @property
+    def unconfirmed(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.figures if f.verdict in ("unchecked", "timeout"))
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "disagree"
+
+    @property
+    def certified(self) -> bool:
+        return self.status == "certified"
+
+    def __repr__(self) -> str:
+        open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
+        return f"LatticeCertificate({self.track.name!r}, status={self.status!r}{open_})"
+
+    def to_json(self) -> dict[str, Any]:
+        t, figures = self.track, self.figures
+        n = {v: sum(f.verdict == v for f in figures)
+             for v in ("agree", "disagree", "timeout", "unchecked", "not-applicable")}
+        lo, hi = t.bounds_in_file()
+        b = self.analysis.bfs
+        return {
+            "schema": SCHEMA,
+            "rules": "lattice",
+            "status": self.status,
+            "unconfirmed": list(self.unconfirmed),
+            "figures": {f.name: f.to_json() for f in figures},
+            "track": {"name": t.name, "path": t.path, "sha256": t.sha256, "width": t.width,
+                      "height": t.height, "bounds": [list(lo), list(hi)],
+                      "best_start": self.analysis.best_start,
+                      "starts_considered": [list(t.to_file(p))
+                                            for p in self.analysis.considered]},
+            "bfs": {"exact": {"reachable": b.reachable, "m_star": b.m_star,
+                              "optimal_count": str(b.optimal_count),
+                              "final_states": b.final_states,
+                              "states_explored": b.states_explored,
+                              "seconds": round(b.seconds, 4)}},
+            "arbitration": [],
+            "summary": {"figures_agree": n["agree"], "figures_disagree": n["disagree"],
+                        "figures_timeout": n["timeout"], "figures_unchecked": n["unchecked"],
+                        "figures_not_applicable": n["not-applicable"],
+                        "checks": len(self.results), "ok": self.ok,
+                        "certified": self.certified},
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def certify_lattice(track: LatticeTrack, *, best_start: bool = False,
+                    step: StepFn | None = None, limits: LatticeLimits | None = None,
+                    checks: tuple[tuple[str, LatticeCheck], ...] = CHECKS
+                    ) -> LatticeCertificate:
+    """Run the lattice analysis and every check; `step(label)` before each."""
+    t0 = time.perf_counter()
+    lim = limits or LatticeLimits()
+    if step:
+        step("lattice analysis (the oracle's figures)")
+    analysis = analyze_lattice(track, best_start)
+    results: list[CheckResult] = []
+    for label, check in checks:
+        if step:
+            step(label)
+        results.extend(check(track, analysis, lim))
+    return LatticeCertificate(track, analysis, tuple(results), time.perf_counter() - t0)

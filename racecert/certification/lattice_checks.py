@@ -1,0 +1,242 @@
+"""The checks of a lattice certificate: each compares the lattice analysis (the oracle:
+`LatticeRules` + `layered_bfs` + `RepresentativeDP`) with independent machinery.
+
+- move validity: every move from the reachable states (capped), the profile's vectorised
+  `expand` against the independent `LatticeGeometry` (validity, finish, net lap count);
+- m* by CP-SAT: no finish within m* - 1 moves, a witness at m* replayed by the
+  independent geometry (tracks whose move table fits `MAX_TABLE_CANDIDATES`);
+- the independent search (`count_trajectories`): m*, the exact count per start, the
+  final states, and the least and greatest lengths with their ties.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from racecert.analysis.lattice_pipeline import LatticeAnalysis
+from racecert.certification.context import CheckResult
+from racecert.independent.lattice_cpsat import build_table, solve, table_candidates
+from racecert.independent.lattice_geometry import LatticeGeometry
+from racecert.independent.lattice_search import SearchResult, count_trajectories
+from racecert.independent.sqrt_sums import Sum
+from racecert.model.lattice_rules import LatticeRules
+from racecert.model.lattice_track import LatticeTrack, Point
+from racecert.model.radicals import RadicalSum
+from racecert.model.rules import ACCELERATIONS, StateArrays
+from racecert.oracle.bfs import BfsResult
+
+MAX_TABLE_CANDIDATES = 2_000_000
+"""Above this many candidate moves the CP-SAT table is not built (not-applicable)."""
+CPSAT = "CP-SAT time-indexed model (move table: independent lattice geometry)"
+SEARCH = "independent layered search (racecert.independent.lattice_search, exact ints)"
+GEOMETRY = "racecert.independent.lattice_geometry (parametric segments, discriminants)"
+
+
+@dataclass(frozen=True)
+class LatticeLimits:
+    """The work bounds of a lattice certificate (deterministic units, not wall time)."""
+
+    cpsat_budget: float = 60.0
+    workers: int = 1
+    search_max_states: int = 5_000_000
+    geometry_max_states: int = 60_000
+
+
+def starts_text(track: LatticeTrack, starts: list[tuple[Point, int]]) -> str:
+    """'(x, y): count; ...' in file coordinates: the optimal starts and their counts."""
+    return "; ".join(f"{track.to_file(p)}: {c}" for p, c in starts)
+
+
+def oracle_starts(a: LatticeAnalysis) -> str:
+    return starts_text(a.track, [(s.position, s.optimal_count) for s in a.starts])
+
+
+# -- move validity -----------------------------------------------------------------------
+
+
+def _reachable_states(rules: LatticeRules, starts: list, cap: int, depth: int
+                      ) -> tuple[StateArrays, bool]:
+    """Up to `cap` states reachable from `starts` within `depth` - 1 moves, breadth first
+    (arrivals not continued): the states the oracle's BFS expanded; whether that is all
+    of them."""
+    seen = set(starts)
+    layer = list(starts)
+    out = list(starts)
+    for _ in range(depth - 1):
+        if not layer:
+            break
+        exp = rules.expand(StateArrays.of(layer))
+        nxt = []
+        for i in range(len(exp.succ)):
+            s = exp.succ.state(i)
+            if s not in seen:
+                seen.add(s)
+                nxt.append(s)
+        layer = nxt[: cap - len(out)]
+        out += layer
+        if len(nxt) > len(layer):
+            return StateArrays.of(out), False
+    return StateArrays.of(out), True
+
+
+def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
+                   ) -> list[CheckResult]:
+    """Every acceleration from the reachable states: expand vs the independent geometry."""
+    t0 = time.perf_counter()
+    rules = LatticeRules(track)
+    geo = LatticeGeometry(track)
+    states, complete = _reachable_states(
+        rules, [rules.state_at(p) for p in a.considered], lim.geometry_max_states,
+        a.bfs.depth_explored)
+    exp = rules.expand(states)
+    ours = {(int(i), int(s.x[j]), int(s.y[j]), int(s.vx[j]), int(s.vy[j]),
+             int(s.phase[j]) - rules.deficit, False)
+            for s, src in ((exp.succ, exp.src),) for j, i in enumerate(src)}
+    ours |= {(int(i), int(exp.arrive_state.x[j]), int(exp.arrive_state.y[j]),
+              int(exp.arrive_state.vx[j]), int(exp.arrive_state.vy[j]), None, True)
+             for j, i in enumerate(exp.arrive_src)}
+    n = len(states)
+    ax = np.array([c[0] for c in ACCELERATIONS], dtype=np.int64)
+    ay = np.array([c[1] for c in ACCELERATIONS], dtype=np.int64)
+    src = np.repeat(np.arange(n), 9)
+    vx = (states.vx.astype(np.int64)[:, None] + ax).ravel()
+    vy = (states.vy.astype(np.int64)[:, None] + ay).ravel()
+    px, py = states.x.astype(np.int64)[src], states.y.astype(np.int64)[src]
+    ok = np.flatnonzero(geo.valid_moves(px, py, px + vx, py + vy))
+    code = geo.finish_codes(px[ok], py[ok], px[ok] + vx[ok], py[ok] + vy[ok])
+    fin = track.finish
+    net = states.phase.astype(np.int64)[src[ok]] - rules.deficit
+    if fin.laps is not None:
+        net = net + code
+        arrive = net == fin.laps
+    else:
+        arrive = code == 1
+    theirs = {(int(src[k]), int(px[k] + vx[k]), int(py[k] + vy[k]), int(vx[k]), int(vy[k]),
+               None if arr else int(nn), bool(arr))
+              for k, arr, nn in zip(ok.tolist(), arrive.tolist(), net.tolist(), strict=True)}
+    diff = sorted(ours ^ theirs)[:10]
+    scope = ("every state the BFS expanded" if complete
+             else f"the first {n:,} states the BFS expanded (breadth first; capped)")
+    value = f"{9 * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ"
+    return [CheckResult(
+        "move_validity", "racecert.model.lattice_rules (vectorised expand)", GEOMETRY, value,
+        "disagree" if diff else "agree",
+        f"all 9 accelerations from {scope}: validity, finishing and the net lap count; "
+        f"{len(theirs):,} valid", time.perf_counter() - t0,
+        tuple((f"difference {i + 1}", str(d)) for i, d in enumerate(diff)),
+        work=f"{n:,} states")]
+
+
+# -- m* by CP-SAT ------------------------------------------------------------------------
+
+
+def check_m_star_cpsat(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
+                       ) -> list[CheckResult]:
+    """No finish within m* - 1 moves (infeasible), a replayed witness at exactly m*."""
+    t0 = time.perf_counter()
+    b = a.bfs
+    m = b.m_star
+
+    def result(verdict: str, value: object, reason: str, arte: tuple = ()) -> list[CheckResult]:
+        return [CheckResult("m_star", m, CPSAT, value, verdict, reason,  # type: ignore[arg-type]
+                            time.perf_counter() - t0, arte)]
+
+    if m is None:
+        return result("not-applicable", None, "the oracle finds no finish: the independent "
+                      "search checks that")
+    size = table_candidates(track, m)
+    if size > MAX_TABLE_CANDIDATES:
+        return result("not-applicable", None, f"move table too large ({size:,} > "
+                      f"{MAX_TABLE_CANDIDATES:,} candidate moves)")
+    table = build_table(track, m)
+    starts = list(a.considered)
+    arte: tuple = (("table rows", str(len(table.rows))), ("table scope", table.scope))
+    if m >= 2:
+        below = solve(track, table, m - 1, starts, "within", budget=lim.cpsat_budget,
+                      workers=lim.workers)
+        if below.status == "unknown":
+            return result("timeout", None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
+                          f"deterministic time units at T = {m - 1} ({below.solver_status})",
+                          arte)
+        if below.status == "feasible":
+            ok, why, _ = LatticeGeometry(track).replay(list(below.positions))
+            return result("disagree", f"<= {len(below.positions) - 1}",
+                          f"a finish within {m - 1} moves (replay: {why})",
+                          arte + (("witness", str(below.positions)),))
+    at = solve(track, table, m, starts, "exact", budget=lim.cpsat_budget, workers=lim.workers)
+    if at.status == "unknown":
+        return result("timeout", None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
+                      f"deterministic time units at T = {m} ({at.solver_status})", arte)
+    if at.status == "infeasible":
+        return result("disagree", f"> {m}", f"no finish within {m - 1} moves and none at {m}",
+                      arte)
+    ok, why, first = LatticeGeometry(track).replay(list(at.positions))
+    witness = [track.to_file(p) for p in at.positions]
+    arte += (("witness", str(witness)), ("witness replay (independent geometry)", why))
+    if not ok or first != m:
+        return result("disagree", None, f"the CP-SAT witness does not replay: {why}", arte)
+    return result("agree", m, f"infeasible within {m - 1} moves, feasible at {m}; witness "
+                  "replayed", arte)
+
+
+# -- the independent search ------------------------------------------------------------
+
+
+def _same_length(ours: RadicalSum, theirs: Sum) -> bool:
+    return ours == RadicalSum.from_terms(theirs.items())
+
+
+def check_search(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
+                 ) -> list[CheckResult]:
+    """m*, counts, finals, optimal starts, green and blue by the independent search."""
+    t0 = time.perf_counter()
+    r = count_trajectories(track, list(a.considered), max_states=lim.search_max_states,
+                           extremes=True)
+    b = a.bfs
+    spent = time.perf_counter() - t0
+    work = f"{r.states:,} states"
+
+    def res(figure: str, ours: object, theirs: object, equal: bool, reason: str
+            ) -> CheckResult:
+        return CheckResult(figure, ours, SEARCH, theirs,  # type: ignore[arg-type]
+                           "agree" if equal else "disagree", reason, spent, work=work)
+
+    if not r.complete:
+        return [CheckResult(f, None, SEARCH, None, "timeout", r.reason, spent, work=work)
+                for f in ("reachable", "m_star", "optimal_count")]
+    out = [res("reachable", b.reachable, r.reachable, b.reachable == r.reachable, r.reason)]
+    if not r.reachable or not b.reachable:
+        return out
+    out += _figures_of(track, a, b, r, res)
+    return out
+
+
+def _figures_of(track: LatticeTrack, a: LatticeAnalysis, b: BfsResult, r: SearchResult, res
+                ) -> list[CheckResult]:
+    mine_starts = starts_text(track, [(p, c) for p, c in zip(r.starts, r.counts, strict=True)
+                                      if c])
+    finals = {k[:4]: c for k, c in b.final_state_list()}
+    out = [
+        res("m_star", b.m_star, r.m_star, b.m_star == r.m_star, r.reason),
+        res("optimal_count", str(b.optimal_count), str(r.total), b.optimal_count == r.total,
+            "every trajectory of m* moves from the searched starts, counted exactly"),
+        res("final_states", b.final_states, len(r.finals),
+            finals == r.finals, "distinct (x, y, vx, vy) after the finishing move, each with "
+            "its count"),
+        res("optimal_starts", oracle_starts(a), mine_starts, oracle_starts(a) == mine_starts,
+            "the starts that finish in m* moves, each with its count"),
+    ]
+    for name, ext, mine in (("green", a.green, r.shortest), ("blue", a.blue, r.longest)):
+        if ext is None or mine is None:
+            continue
+        ours_text = str(ext.length)
+        theirs_text = str(RadicalSum.from_terms(mine[0].items()))
+        out.append(res(f"{name}_length", ours_text, theirs_text,
+                       _same_length(ext.length, mine[0]),
+                       "exact sums of square roots; equal iff identical canonical forms"))
+        out.append(res(f"{name}_ties", str(ext.ties), str(mine[1]), ext.ties == mine[1],
+                       f"optimal trajectories of exactly the {name} length"))
+    return out

@@ -1,0 +1,45 @@
+"""`racecert import bekos FILE.xml -o TRACK.toml`: other formats as racecert track files.
+
+The XML tracks of Bekos et al.'s RaceTrack game become lattice track files
+(`racecert.model.bekos_import`). The written file is parsed back and validated before
+it is written (atomically); a bad XML file, a refused DTD or entity, or a track that
+fails validation is one line on stderr and exit status 2. Without -o the TOML text
+goes to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from racecert.cli.output import check_output_file, write_text_atomic
+from racecert.model.bekos_import import read_bekos, to_toml
+from racecert.model.errors import TrackError
+from racecert.model.parse import parse_track
+
+FORMATS = ("bekos",)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the subcommand to the parser."""
+    i = sub.add_parser("import", help="convert a track of another format (bekos: the XML "
+                                      "of Bekos et al.'s RaceTrack) to a track file")
+    i.add_argument("format", choices=FORMATS, help="the input format")
+    i.add_argument("file", metavar="FILE", help="the input file")
+    i.add_argument("-o", "--out", metavar="TRACK.toml",
+                   help="write the track file here (atomically); default: stdout")
+    i.set_defaults(func=cmd_import)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    out = check_output_file(args.out) if args.out else None
+    text = to_toml(read_bekos(args.file))
+    try:
+        parse_track(text.encode("utf-8"), str(out or "<stdout>"))
+    except TrackError as exc:
+        raise TrackError(args.file, "", f"the imported track is not valid: {exc.where} "
+                         f"{exc.message}".replace("  ", " ")) from None
+    if out is None:
+        print(text, end="")
+    else:
+        write_text_atomic(out, text)
+    return 0

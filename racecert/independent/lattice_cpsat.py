@@ -1,0 +1,170 @@
+"""m* of a lattice track by a time-indexed CP-SAT model over an independent move table.
+
+The table lists every valid move (x, y, x2, y2, code) from every free lattice point
+(inside the bounds, off every wall, outside every circle) with |q - p|inf <= vmax, as
+the independent geometry (`LatticeGeometry`) decides it; `code` is the finish code
+(plain: 1 touches; directed: +1 forward, -1 backward, 0 none). It does not depend on
+any search: it is a superset of the moves of every trajectory of at most vmax moves
+from rest (the speed grows by at most 1 per move).
+
+The model: positions (x_t, y_t) for t = 0..T; (x_0, y_0) one of the starts; each move
+t -> t+1 a table row (AddAllowedAssignments); |x_{t+1} - 2 x_t + x_{t-1}| <= 1 (and y)
+with x_{-1} = x_0 (at rest); for laps, the net count n_{t+1} = n_t + code_t. Move t
+finishes when code_t = 1 (plain, directed) or when code_t = 1 and n_t = laps - 1
+(laps: the count grows by at most 1 per move, so that is its first reaching `laps`).
+``exact``: no move before T finishes and move T does; ``within``: some move up to T
+finishes, after which the car stays put on stay rows (the done flag frees it from
+the kinematics).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from racecert.independent.interrupt import cpsat_solve
+from racecert.independent.lattice_geometry import LatticeGeometry
+from racecert.model.lattice_track import LatticeTrack, Point
+
+Arrival = Literal["exact", "within"]
+
+
+@dataclass(frozen=True)
+class LatticeTable:
+    """Valid moves as rows (x, y, x2, y2, code), the free points, and the speed bound."""
+
+    rows: tuple[tuple[int, int, int, int, int], ...]
+    free: tuple[Point, ...]
+    vmax: int
+    seconds: float
+
+    @property
+    def scope(self) -> str:
+        return (f"every valid move with |v'|inf <= {self.vmax} from each of the "
+                f"{len(self.free):,} free lattice points (independent geometry; independent "
+                "of any search)")
+
+
+def table_candidates(track: LatticeTrack, vmax: int) -> int:
+    """An upper bound on the moves `build_table` tests (points x displacements)."""
+    vx, vy = min(vmax, track.width - 1), min(vmax, track.height - 1)
+    return track.width * track.height * (2 * vx + 1) * (2 * vy + 1)
+
+
+def build_table(track: LatticeTrack, vmax: int) -> LatticeTable:
+    """Every valid move with |v'|inf <= vmax from every free point."""
+    t0 = time.perf_counter()
+    geo = LatticeGeometry(track)
+    ys, xs = np.mgrid[0: track.height, 0: track.width]
+    px, py = xs.ravel().astype(np.int64), ys.ravel().astype(np.int64)
+    free = geo.valid_moves(px, py, px, py)  # a point a car may stand on
+    px, py = px[free], py[free]
+    rows = []
+    for dx in range(-min(vmax, track.width - 1), min(vmax, track.width - 1) + 1):
+        for dy in range(-min(vmax, track.height - 1), min(vmax, track.height - 1) + 1):
+            qx, qy = px + dx, py + dy
+            ok = np.flatnonzero(geo.valid_moves(px, py, qx, qy))
+            if len(ok):
+                code = geo.finish_codes(px[ok], py[ok], qx[ok], qy[ok])
+                rows.append(np.stack([px[ok], py[ok], qx[ok], qy[ok], code], axis=1))
+    allrows = np.concatenate(rows) if rows else np.zeros((0, 5), dtype=np.int64)
+    return LatticeTable(tuple(map(tuple, allrows.tolist())),
+                        tuple(zip(px.tolist(), py.tolist(), strict=True)), vmax,
+                        time.perf_counter() - t0)
+
+
+@dataclass(frozen=True)
+class LatticeSolve:
+    """One solve: status, a witness trajectory (positions) when feasible."""
+
+    status: Literal["feasible", "infeasible", "unknown"]
+    positions: tuple[Point, ...] = ()
+    solver_status: str = ""
+    seconds: float = 0.0
+
+
+def _is(md: cp_model.CpModel, var: cp_model.IntVar, value: int, name: str
+        ) -> cp_model.IntVar:
+    b = md.NewBoolVar(name)
+    md.Add(var == value).OnlyEnforceIf(b)
+    md.Add(var != value).OnlyEnforceIf(b.Not())
+    return b
+
+
+def build_model(track: LatticeTrack, table: LatticeTable, horizon: int,
+                starts: Sequence[Point], arrival: Arrival
+                ) -> tuple[cp_model.CpModel, list[cp_model.IntVar], list[cp_model.IntVar],
+                           list[cp_model.IntVar]]:
+    """The model of the module docstring; returns (model, xs, ys, done flags)."""
+    T, fin = horizon, track.finish
+    md = cp_model.CpModel()
+    xs = [md.NewIntVar(0, track.width - 1, f"x{t}") for t in range(T + 1)]
+    ys = [md.NewIntVar(0, track.height - 1, f"y{t}") for t in range(T + 1)]
+    md.AddAllowedAssignments([xs[0], ys[0]], [tuple(p) for p in starts])
+    within = arrival == "within"
+    rows = [r + (0,) for r in table.rows] if within else list(table.rows)
+    if within:
+        rows += [(x, y, x, y, 0, 1) for x, y in table.free]
+    done = [md.NewConstant(0)]
+    net = md.NewConstant(0)
+    arrives = []
+    for t in range(T):
+        code = md.NewIntVar(-1, 1, f"c{t}")
+        cols = [xs[t], ys[t], xs[t + 1], ys[t + 1], code]
+        real: list = []
+        if within:
+            cols.append(done[t])
+            real = [done[t].Not()]
+        md.AddAllowedAssignments(cols, rows)
+        for pos in (xs, ys):
+            prev = pos[t - 1] if t > 0 else pos[0]
+            md.Add(pos[t + 1] - 2 * pos[t] + prev <= 1).OnlyEnforceIf(real)
+            md.Add(pos[t + 1] - 2 * pos[t] + prev >= -1).OnlyEnforceIf(real)
+        fwd = _is(md, code, 1, f"f{t}")
+        if fin.laps is None:
+            a = fwd
+        else:
+            at_last = _is(md, net, fin.laps - 1, f"l{t}")
+            a = md.NewBoolVar(f"a{t}")
+            md.AddBoolAnd([fwd, at_last]).OnlyEnforceIf(a)
+            md.AddBoolOr([fwd.Not(), at_last.Not()]).OnlyEnforceIf(a.Not())
+            nxt = md.NewIntVar(-T, fin.laps, f"n{t + 1}")
+            md.Add(nxt == net + code)
+            net = nxt
+        arrives.append(a)
+        if within:
+            d = md.NewBoolVar(f"d{t + 1}")
+            md.AddMaxEquality(d, [done[t], a])
+            done.append(d)
+    if within:
+        md.Add(done[T] == 1)
+    else:
+        for a in arrives[:-1]:
+            md.Add(a == 0)
+        md.Add(arrives[-1] == 1)
+    return md, xs, ys, done
+
+
+def solve(track: LatticeTrack, table: LatticeTable, horizon: int, starts: Sequence[Point],
+          arrival: Arrival, *, budget: float, workers: int = 1) -> LatticeSolve:
+    """Feasibility of the model, bounded by `budget` deterministic time units."""
+    t0 = time.perf_counter()
+    md, xs, ys, done = build_model(track, table, horizon, starts, arrival)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = workers
+    solver.parameters.max_deterministic_time = budget
+    st = cpsat_solve(solver, md)
+    name = solver.StatusName(st)
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        pos = [(solver.Value(x), solver.Value(y)) for x, y in zip(xs, ys, strict=True)]
+        if arrival == "within":
+            last = next(t for t in range(horizon + 1) if solver.Value(done[t]))
+            pos = pos[: last + 1]
+        return LatticeSolve("feasible", tuple(pos), name, time.perf_counter() - t0)
+    status = "infeasible" if st == cp_model.INFEASIBLE else "unknown"
+    return LatticeSolve(status, (), name, time.perf_counter() - t0)  # type: ignore[arg-type]

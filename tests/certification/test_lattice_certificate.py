@@ -1,0 +1,163 @@
+"""Lattice certificates: every figure confirmed on small tracks, and each check fails when
+the oracle's figure (or its expand) is corrupted."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
+from racecert.certification import lattice_checks
+from racecert.certification.lattice_certificate import certify_lattice
+from racecert.certification.lattice_checks import (
+    LatticeLimits,
+    check_geometry,
+    check_m_star_cpsat,
+    check_search,
+)
+from racecert.independent.sqrt_sums import compare, length, text
+from racecert.model.lattice_rules import LatticeRules
+from racecert.model.lattice_track import LatticeTrack
+from racecert.model.parse import load_track, parse_track
+from racecert.model.radicals import RadicalSum
+from racecert.model.rules import Expansion, StateArrays
+
+ROOT = Path(__file__).resolve().parents[2]
+RIDDLER = ROOT / "tracks" / "lattice" / "riddler.toml"
+LIM = LatticeLimits(cpsat_budget=120.0)
+
+SMALL = """rules = "lattice"
+name = "small ring"
+[bounds]
+x = [0, 11]
+y = [0, 8]
+[[walls]]
+points = [[1, 1], [10, 1], [10, 7], [1, 7], [1, 1]]
+[[walls]]
+points = [[4, 4], [7, 4]]
+[start]
+positions = [[2, 3], [3, 3], [2, 2]]
+[finish]
+from = [1, 4]
+to = [4, 4]
+direction = [0, -1]
+laps = 1
+"""
+
+
+@pytest.fixture(scope="module")
+def riddler() -> LatticeTrack:
+    t = load_track(RIDDLER)
+    assert isinstance(t, LatticeTrack)
+    return t
+
+
+@pytest.fixture(scope="module")
+def small() -> LatticeTrack:
+    t = parse_track(SMALL.encode(), "small.toml")
+    assert isinstance(t, LatticeTrack)
+    return t
+
+
+def test_the_riddler_is_certified(riddler: LatticeTrack) -> None:
+    c = certify_lattice(riddler, limits=LIM)
+    assert c.status == "certified", c.to_json()["figures"]
+    figs = {f.name: f for f in c.figures}
+    assert figs["m_star"].value == 12
+    assert {r.method for r in figs["m_star"].checks} == {lattice_checks.CPSAT,
+                                                         lattice_checks.SEARCH}
+    assert c.to_json()["rules"] == "lattice"
+
+
+def test_best_start_is_certified_with_every_start(small: LatticeTrack) -> None:
+    c = certify_lattice(small, best_start=True, limits=LIM)
+    assert c.status == "certified", c.to_json()["figures"]
+    assert c.analysis.best_start and len(c.analysis.considered) == 3
+    assert c.to_json()["track"]["starts_considered"] == [[2, 3], [3, 3], [2, 2]]
+
+
+# -- corruption: each check must fail ---------------------------------------------------
+
+
+def corrupt_bfs(a: LatticeAnalysis, **changes) -> LatticeAnalysis:
+    return dataclasses.replace(a, bfs=dataclasses.replace(a.bfs, **changes))
+
+
+@pytest.mark.parametrize("delta", [-1, 1])
+def test_cpsat_disagrees_with_a_wrong_m_star(riddler: LatticeTrack, delta: int) -> None:
+    a = analyze_lattice(riddler)
+    bad = corrupt_bfs(a, m_star=a.bfs.m_star + delta)
+    (r,) = check_m_star_cpsat(riddler, bad, LIM)
+    assert r.verdict == "disagree", r
+
+
+def test_the_search_disagrees_with_wrong_figures(small: LatticeTrack) -> None:
+    a = analyze_lattice(small, best_start=True)
+    assert all(r.verdict == "agree" for r in check_search(small, a, LIM))
+    for changes in ({"optimal_count": a.bfs.optimal_count + 1}, {"m_star": a.bfs.m_star + 1}):
+        verdicts = {r.figure: r.verdict for r in check_search(small, corrupt_bfs(a, **changes),
+                                                              LIM)}
+        assert "disagree" in verdicts.values(), changes
+    assert a.green is not None and a.starts
+    longer = dataclasses.replace(a.green, length=a.green.length + RadicalSum.sqrt_of(2))
+    verdicts = {r.figure: r.verdict for r in check_search(small, dataclasses.replace(
+        a, green=longer), LIM)}
+    assert verdicts["green_length"] == "disagree"
+    moved = dataclasses.replace(a.starts[0], optimal_count=a.starts[0].optimal_count + 1)
+    verdicts = {r.figure: r.verdict for r in check_search(small, dataclasses.replace(
+        a, starts=(moved, *a.starts[1:])), LIM)}
+    assert verdicts["optimal_starts"] == "disagree"
+
+
+class _DropsAMove(LatticeRules):
+    """An expand that forgets the last valid successor of every batch (a corrupted rule)."""
+
+    def expand(self, batch: StateArrays) -> Expansion:
+        e = super().expand(batch)
+        keep = np.arange(max(len(e.src) - 1, 0))
+        return Expansion(e.src[keep], e.succ.take(keep), e.arrive_src, e.arrive_state)
+
+
+def test_the_geometry_check_catches_a_corrupted_expand(
+        riddler: LatticeTrack, monkeypatch: pytest.MonkeyPatch) -> None:
+    a = analyze_lattice(riddler)
+    (good,) = check_geometry(riddler, a, LIM)
+    assert good.verdict == "agree"
+    monkeypatch.setattr(lattice_checks, "LatticeRules", _DropsAMove)
+    (bad,) = check_geometry(riddler, a, LIM)
+    assert bad.verdict == "disagree" and bad.artefacts
+
+
+def test_an_unconfirmed_figure_makes_the_certificate_partial(small: LatticeTrack) -> None:
+    only_geometry = (("geometry", check_geometry),)
+    c = certify_lattice(small, limits=LIM, checks=only_geometry)
+    assert c.status == "partial" and "m_star" in c.unconfirmed
+
+
+def test_a_too_large_table_is_not_applicable(riddler: LatticeTrack,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lattice_checks, "MAX_TABLE_CANDIDATES", 10)
+    (r,) = check_m_star_cpsat(riddler, analyze_lattice(riddler), LIM)
+    assert r.verdict == "not-applicable" and "too large" in r.reason
+
+
+def test_a_capped_search_is_a_timeout_not_an_agreement(small: LatticeTrack) -> None:
+    a = analyze_lattice(small)
+    results = check_search(small, a, dataclasses.replace(LIM, search_max_states=5))
+    assert results and {r.verdict for r in results} == {"timeout"}
+
+
+def test_independent_sums_of_square_roots() -> None:
+    """Exact order and equality of the independent side's sums of square roots."""
+    a = dict(length(1, 1))  # sqrt(2)
+    b = {1: 1, 2: 1}  # 1 + sqrt(2)
+    assert compare(a, b) == -1 and compare(b, a) == 1 and compare(b, dict(b)) == 0
+    # 2 * 38613965^2 = 54608393^2 + 1: 38613965 sqrt(2) exceeds 54608393 by about 9.2e-9,
+    # below what a double resolves at that size (its spacing there is 7.5e-9)
+    assert compare({2: 38613965}, {1: 54608393}) == 1
+    assert compare({1: 54608393}, {2: 38613965}) == -1
+    assert text({1: 5, 2: 3, 5: 6}) == "5 + 3*sqrt(2) + 6*sqrt(5)"
+    assert length(6, 8) == ((1, 10),) and length(2, 2) == ((2, 2),) and length(0, 0) == ()
