@@ -207,13 +207,13 @@ def _wrap(parts: list[str], width: int, font: int) -> list[str]:
 
 
 def _headline_parts(a: Analysis) -> list[str]:
-    j = a.to_json()
     if not a.bfs.reachable:
         return ["finish unreachable"]
     parts = [f"m* = {a.bfs.m_star}", f"{a.bfs.optimal_count:,} optimal trajectories",
              f"{a.bfs.final_states} final states"]
-    if a.continuity is not None and a.circuit:
-        parts.append(f"{j['continuable_percent']:.2f} % continuable")
+    c = a.continuity
+    if c is not None and c.applicable and a.circuit:
+        parts.append(f"{float(100 * c.percent):.2f} % continuable")
     if a.score is not None:
         parts.append(f"score {a.score.total:.2f} ({a.score.band})")
     return parts
@@ -282,18 +282,28 @@ def render_svg(a: Analysis) -> str:
     return "\n".join(out) + "\n"
 
 
+def _drawn_lengths(a: Analysis) -> list[tuple[str, int, float]]:
+    """(name, moves, float length) of yellow, green and blue where they exist."""
+    out = []
+    y = a.yellow_trajectory
+    if y is not None:
+        out.append(("yellow", y.moves, y.length.to_float()))
+    r = a.representatives
+    if r is not None:
+        out += [(name, e.trajectory.moves, e.trajectory.length.to_float())
+                for name, e in (("green", r.green), ("blue", r.blue))]
+    return out
+
+
 def _legend(a: Analysis) -> list[tuple[str, str]]:
     """(colour key, text) of every legend item that applies to this picture."""
-    j = a.to_json()
+    cov = a.coverage
     items = [("red", "red: cells of optimal trajectories"
-              + (f" ({j['coverage']['red_float'] * 100:.1f} %)" if j["coverage"] else ""))]
+              + (f" ({float(cov.fraction) * 100:.1f} %)" if cov is not None else ""))]
     what = {"yellow": "shortest overall (wide)", "green": "shortest optimal (medium)",
             "blue": "longest optimal (thin, dashed)"}
-    for name in ("yellow", "green", "blue"):
-        d = j[name]
-        if d:
-            items.append((name, f"{name}: {what[name]}, {d['moves']} moves, "
-                                f"length {d['length']:.3f}"))
+    for name, moves, length in _drawn_lengths(a):
+        items.append((name, f"{name}: {what[name]}, {moves} moves, length {length:.3f}"))
     chars = {ch for grid in (a.track.ground, a.track.elevated or ()) for row in grid for ch in row}
     items += [(k, text) for k, text, ch in (
         ("shoulder", "shoulder: passable, a move may not end there", ":"),
