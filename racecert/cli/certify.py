@@ -110,12 +110,14 @@ def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None) ->
 
 
 def _moved_proofs(data: dict, staging: Path, folder: Path) -> dict:
-    """The certificate JSON with each staged proof path replaced by its final path."""
+    """The certificate JSON with each staged proof path ("proof", "proof 1", ...) replaced
+    by its final path."""
     for check in (c for f in data["figures"].values() for c in f["checks"]):
         arte = check["artefacts"]
-        proof = arte.get("proof")
-        if proof and Path(proof).parent == staging:
-            arte["proof"] = str(folder / Path(proof).name)
+        for key, proof in arte.items():
+            if key.startswith("proof") and isinstance(proof, str) and proof \
+                    and Path(proof).parent == staging:
+                arte[key] = str(folder / Path(proof).name)
     return data
 
 
