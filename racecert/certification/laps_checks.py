@@ -124,6 +124,9 @@ def check_kind(ctx: CertifyContext) -> list[CheckResult]:
 def check_m_cont(ctx: CertifyContext) -> list[CheckResult]:
     """m_cont, its trajectory count, or the reason it does not exist."""
     t0 = time.perf_counter()
+    if ctx.analysis is None:
+        return [CheckResult("m_cont", None, METHOD, None, "not-applicable",
+                            "no oracle analysis given: no m_cont to compare", 0.0)]
     oracle = _oracle_m_cont(ctx)
     ev = laps_evidence(ctx.track, ctx.max_states).exact
     search = independent_search(ctx.track, ctx.max_states)
@@ -138,8 +141,7 @@ def check_m_cont(ctx: CertifyContext) -> list[CheckResult]:
            f"{ev.depth if ev.depth is not None else 'none'}; oracle {show(oracle)}, "
            f"independent {show(mine)}")
     if mine[0] is not None and verdict == "agree":
-        cont = ctx.analysis.continuity.cont_bfs if ctx.analysis and ctx.analysis.continuity \
-            else None
+        cont = ctx.analysis.continuity.cont_bfs if ctx.analysis.continuity else None
         theirs = None if cont is None else cont.optimal_count
         arte += (("continuable trajectories of m_cont moves",
                   f"oracle {theirs}, independent {ev.count}"),)
@@ -158,8 +160,8 @@ def _oracle_editor_m_cont(ctx: CertifyContext) -> MCont:
         return None, "unreachable"
     from racecert.oracle.continuity import continuity
 
-    aptitude = ctx.analysis.aptitude if ctx.analysis is not None else None
-    c = continuity(ctx.track, ctx.editor, aptitude)
+    assert ctx.analysis is not None
+    c = continuity(ctx.track, ctx.editor, ctx.analysis.aptitude)
     if not c.applicable:
         return None, "stage"
     return c.m_cont, c.m_cont_null_reason
@@ -173,6 +175,9 @@ def check_m_cont_editor(ctx: CertifyContext) -> list[CheckResult]:
         return [CheckResult(EDITOR_FIGURE, None, METHOD, None, "not-applicable",
                             "no opening rule: the editor key is the exact key",
                             time.perf_counter() - t0)]
+    if ctx.analysis is None:
+        return [CheckResult(EDITOR_FIGURE, None, METHOD, None, "not-applicable",
+                            "no oracle analysis given: no m_cont to compare", 0.0)]
     oracle = _oracle_editor_m_cont(ctx)
     ev = laps_evidence(ctx.track, ctx.max_states)
     search = independent_search(ctx.track, ctx.max_states)

@@ -66,6 +66,8 @@ def check_sat_continuity(ctx: CertifyContext) -> list[CheckResult]:
         return [CheckResult(f, None, METHOD, None, verdict, reason, time.perf_counter() - t0,
                             (), work) for f in FIGURES]
 
+    if a is None:
+        return every("not-applicable", "no oracle analysis given: no continuity to compare")
     if not ctx.exact.reachable:
         return every("not-applicable", "the finish is unreachable: no final state")
     if c is None or not c.applicable:
