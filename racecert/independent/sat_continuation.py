@@ -66,8 +66,9 @@ from racecert.model.track import Track
 Node = tuple[State, int]
 """(state, phase): a node of the untimed continuation graph."""
 
-DEFAULT_MAX_NODES = 2_000_000
-"""Closure nodes the continuation graph may hold (pure Python: about 1 KB each)."""
+DEFAULT_MAX_NODES = 1_000_000
+"""Closure nodes the continuation graph may hold (pure Python: about 1.5 KB each with the
+successor cache, measured on ocho; so at most about 1.5 GB)."""
 DEFAULT_MAX_VARS = 5_000_000
 """Variables one continuation CNF may have."""
 
