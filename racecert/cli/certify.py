@@ -88,6 +88,7 @@ def human_report(c: Certificate) -> str:
 def _headline(c: Certificate) -> str:
     if c.status == "disagree":
         bad = [f.name for f in c.figures if f.verdict == "disagree"]
+        bad += [r.figure for r in c.other_checks if r.verdict == "disagree"]
         return f"DISAGREEMENT on {', '.join(bad) or 'a check'}: see the table"
     if c.status == "certified":
         return "CERTIFIED: every figure confirmed by an independent check"

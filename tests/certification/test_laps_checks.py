@@ -253,3 +253,18 @@ def test_cli_out_publishes_every_continuity_proof(monkeypatch: pytest.MonkeyPatc
     assert proofs and all(Path(p).parent == tmp_path and Path(p).exists()
                           and Path(p).with_suffix(".cnf").exists() for p in proofs)
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == []
+
+
+def test_the_headline_names_a_disagreeing_editor_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    from racecert.cli.certify import human_report
+
+    real = oracle_continuity.continuity
+
+    def finds_five(track, bfs, aptitude=None, rules=None):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(real(track, bfs, aptitude, rules), m_cont=5)
+
+    monkeypatch.setattr(oracle_continuity, "continuity", finds_five)
+    c = certify(load_track(TRACKS / "limits/opening_outlasts_lap.toml"), [check_m_cont_editor])
+    text = human_report(c)
+    assert f"DISAGREEMENT on {EDITOR_FIGURE}" in text
+    assert "m_cont: exact 5, editor 5" in text  # the arbitration line
