@@ -85,6 +85,10 @@ def show(m: MCont) -> str:
     return str(m[0]) if m[0] is not None else f"none ({m[1]})"
 
 
+def _trajectories(n: int) -> str:
+    return f"{n:,} trajector{'y' if n == 1 else 'ies'}"
+
+
 def _oracle_m_cont(ctx: CertifyContext) -> MCont:
     a = ctx.analysis
     if not ctx.exact.reachable:
@@ -112,7 +116,7 @@ def check_kind(ctx: CertifyContext) -> list[CheckResult]:
                             time.perf_counter() - t0, (), ev.work)]
     if ev.status == "arrived":
         why = (f"circuit: an arrival after {ev.depth} moves continues into a second lap "
-               f"({ev.count:,} such trajectories)")
+               f"({_trajectories(ev.count)} of {ev.depth} moves)")
     else:
         why = ("stage: no arrival of the first lap, at any depth, can make a further "
                f"start-then-finish ({ev.message}; exact key, exhaustive)")
@@ -149,7 +153,7 @@ def check_m_cont(ctx: CertifyContext) -> list[CheckResult]:
             verdict = "disagree"
             why += f"; trajectories of m_cont moves: oracle {theirs}, independent {ev.count}"
         else:
-            why += f"; {ev.count:,} continuable trajectories of m_cont moves in both"
+            why += f"; {_trajectories(ev.count)} of m_cont moves continue, in both"
     return [CheckResult("m_cont", oracle[0], METHOD, mine[0], verdict, why,
                         time.perf_counter() - t0, arte, ev.work)]
 
