@@ -35,7 +35,7 @@ from racecert.certification.context import (
     NamedCheck,
     StepFn,
 )
-from racecert.certification.figures import FIGURES, Value, canonical_figures
+from racecert.certification.figures import FIGURE_NAMES, FIGURES, Value, canonical_figures
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult, ProgressFn, layered_bfs
 
@@ -103,6 +103,13 @@ class Certificate:
                                   tuple(by.get(f.name, ()))) for f in FIGURES)
 
     @property
+    def other_checks(self) -> tuple[CheckResult, ...]:
+        """Checks that address no figure of `analyze` (the editor key's m_cont): they count
+        for the status (a disagreement is one) but confirm no figure."""
+        return tuple(r for r in self.results
+                     if not set(canonical_figures(r.figure)) & set(FIGURE_NAMES))
+
+    @property
     def status(self) -> Status:
         """`disagree`, `certified` (every existing figure agrees) or `partial`."""
         verdicts = [f.verdict for f in self.figures]
@@ -148,6 +155,7 @@ class Certificate:
                           "straight": t.opening.straight}},
             "bfs": {"exact": _bfs_json(self.exact), "editor": _bfs_json(self.editor)},
             "arbitration": [a.to_json() for a in self.arbitrations],
+            "other_checks": [r.to_json() for r in self.other_checks],
             "summary": {"figures_agree": n["agree"], "figures_disagree": n["disagree"],
                         "figures_timeout": n["timeout"], "figures_unchecked": n["unchecked"],
                         "figures_not_applicable": n["not-applicable"],
@@ -212,6 +220,9 @@ def arbitrate(results: list[CheckResult], exact: BfsResult, editor: BfsResult
     """Editor vs exact key on every arbitrated figure an independent method computed."""
     out = []
     for r in results:
+        if r.arbitration is not None:
+            out.append(r.arbitration)
+            continue
         get = ARBITRATED.get(r.figure)
         if get is None or r.method_value is None or r.verdict == "not-applicable":
             continue

@@ -15,7 +15,9 @@ from racecert.certification.checks_cpsat import (
 from racecert.certification.context import NamedCheck
 from racecert.certification.dag_checks import check_dag_figures
 from racecert.certification.green_blue_checks import check_green_blue
+from racecert.certification.laps_checks import check_kind, check_m_cont, check_m_cont_editor
 from racecert.certification.sat_checks import check_sat
+from racecert.certification.sat_continuity_checks import check_sat_continuity
 from racecert.certification.search_checks import check_move_validity, check_search
 
 CHECKS: tuple[NamedCheck, ...] = (
@@ -27,6 +29,13 @@ CHECKS: tuple[NamedCheck, ...] = (
     NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*", check_m_star),
     NamedCheck("optimal count by CP-SAT enumeration", check_count),
     NamedCheck("continuity of the optimal final states by CP-SAT", check_continuity),
+    NamedCheck("continuity of every optimal final state by SAT: replayed models, checked "
+               "proofs", check_sat_continuity),
+    NamedCheck("kind: a continuable first-lap arrival, by the independent search", check_kind),
+    NamedCheck("m_cont: the first continuable arrival, by the independent search",
+               check_m_cont),
+    NamedCheck("m_cont in the editor key (null reason included) vs the independent search",
+               check_m_cont_editor),
     NamedCheck("m* by SAT: checked DRUP lower bound, replayed upper bound", check_sat),
     NamedCheck("green/blue by CP-SAT optimisation: exact extreme lengths and ties",
                check_green_blue),

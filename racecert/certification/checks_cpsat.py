@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 
 from racecert.certification.context import CertifyContext, CheckResult
-from racecert.certification.evidence import independent_search
+from racecert.certification.evidence import continuable_counts
 from racecert.certification.geometry_check import crosscheck_geometry
 from racecert.independent.cpsat import CpsatResult, count_solutions, race_model, solve
 from racecert.independent.geometry import Geometry, VState
@@ -253,7 +253,7 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
             reason += f"; {stop}"
         complete = checked == len(starts) and not beyond
         verdict = "disagree" if bad else "agree" if complete else "timeout"
-        oracle_count, method_count = _continuable_counts(ctx, race, verdicts)
+        oracle_count, method_count = continuable_counts(ctx, race, verdicts)
         if verdict == "agree" and oracle_count is not None:
             if method_count is None:
                 verdict = "timeout"
@@ -276,33 +276,6 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
 
 def _str(v: int | None) -> str | None:
     return None if v is None else str(v)
-
-
-def _continuable_counts(ctx: CertifyContext, race: bool,
-                        verdicts: dict[tuple[int, ...], bool]) -> tuple[int | None, int | None]:
-    """The oracle's continuable count (race rule or editor certification) and the same
-    figure from independent pieces: the independent search's arrival counts summed over
-    the arrivals whose arrived state CP-SAT continues (None when a piece is missing)."""
-    a = ctx.analysis
-    c = None if a is None else a.continuity
-    oracle = None if c is None or not c.applicable else (
-        c.continuable_count if race else c.continuable_count_editor)
-    res = independent_search(ctx.track, ctx.max_states)
-    dag = res.dag
-    if dag is None or res.m_star is None:
-        return oracle, None
-    k = ctx.track.opening.moves if ctx.track.opening else 0
-    phase = min(res.m_star, k)
-    total = 0
-    for i in range(len(dag.arrive_src)):
-        key = (int(dag.arrive_x[i]), int(dag.arrive_y[i]), int(dag.arrive_vx[i]),
-               int(dag.arrive_vy[i]), int(dag.arrive_layer[i]),
-               int(dag.arrive_progress[i]) if race else 0, phase)
-        if key not in verdicts:
-            return oracle, None
-        if verdicts[key]:
-            total += int(dag.arrival_counts[i])
-    return oracle, total
 
 
 def _continuation_oracle(track: Track):

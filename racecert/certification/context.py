@@ -27,7 +27,9 @@ class CheckResult:
     `bfs_value` / `method_value`: ints for small figures (m*), decimal strings
     for counts (they exceed 2^53), short strings for verdict-like figures.
     `artefacts`: extra evidence as (key, value) pairs, e.g. ("proof", path),
-    ("checker", "verified").
+    ("checker", "verified"). `arbitration`: a check that computed a figure in both
+    keys may say which key the exact independent method reproduces (it goes to the
+    certificate's arbitration list, not into `to_json`).
     """
 
     figure: str
@@ -39,6 +41,7 @@ class CheckResult:
     seconds: float
     artefacts: tuple[tuple[str, str], ...] = ()
     work: str = ""  # deterministic work spent, e.g. "412,000 states" (not wall time)
+    arbitration: Arbitration | None = None  # editor vs exact key on this figure, if judged
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -93,6 +93,7 @@ def human_report(c: Certificate) -> str:
 def _headline(c: Certificate) -> str:
     if c.status == "disagree":
         bad = [f.name for f in c.figures if f.verdict == "disagree"]
+        bad += [r.figure for r in c.other_checks if r.verdict == "disagree"]
         return f"DISAGREEMENT on {', '.join(bad) or 'a check'}: see the table"
     if c.status == "certified":
         return "CERTIFIED: every figure confirmed by an independent check"
@@ -118,12 +119,14 @@ def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None) ->
 
 
 def _moved_proofs(data: dict, staging: Path, folder: Path) -> dict:
-    """The certificate JSON with each staged proof path replaced by its final path."""
+    """The certificate JSON with each staged proof path ("proof", "proof 1", ...) replaced
+    by its final path."""
     for check in (c for f in data["figures"].values() for c in f["checks"]):
         arte = check["artefacts"]
-        proof = arte.get("proof")
-        if proof and Path(proof).parent == staging:
-            arte["proof"] = str(folder / Path(proof).name)
+        for key, proof in arte.items():
+            if key.startswith("proof") and isinstance(proof, str) and proof \
+                    and Path(proof).parent == staging:
+                arte[key] = str(folder / Path(proof).name)
     return data
 
 

@@ -137,8 +137,10 @@ def _check_moves(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int,
     ok = m.code == OK
     arriving = np.flatnonzero(ok & m.arrives)
     if len(arriving) and accept is not None:
+        arrived_phase = np.minimum(here.phase[m.src[arriving]] + 1, geom.k)
         arriving = arriving[accept(m.x[arriving], m.y[arriving], m.vx[arriving],
-                                   m.vy[arriving], m.layer[arriving], m.progress[arriving])]
+                                   m.vy[arriving], m.layer[arriving], m.progress[arriving],
+                                   arrived_phase)]
     last = t == dag.m_star - 1
     if not last:
         if len(arriving):

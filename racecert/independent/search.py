@@ -66,7 +66,9 @@ from racecert.model.track import Track
 
 Mode = Literal["exact", "editor"]
 AcceptFn = Callable[..., np.ndarray]
-"""accept(x, y, vx, vy, layer, progress) -> bool mask over the arrived states."""
+"""accept(x, y, vx, vy, layer, progress, phase) -> bool mask over the arrived states
+(`phase`: the arrived state's opening phase, min(moves made, K), what a continuation
+from it starts with)."""
 Status = Literal["arrived", "unreachable", "depth", "budget"]
 DEFAULT_MAX_STATES = 20_000_000
 """The default state budget. Peak memory is about 170 bytes per stored state on open
@@ -221,7 +223,7 @@ def explore(track: Track, mode: Mode = "exact", *, max_states: int = DEFAULT_MAX
     the number of moves. Neither depends on the machine. `initial` replaces the
     configured car at rest by another state (x, y, vx, vy, layer, progress, phase);
     `accept` filters arriving moves (given the arrived states' arrays x, y, vx, vy,
-    layer, progress, it returns a keep-mask): a rejected arrival just ends there,
+    layer, progress, phase, it returns a keep-mask): a rejected arrival just ends there,
     and m* becomes the first depth with an accepted one (e.g. a continuable one).
     Without a phase in the key (editor) the initial phase is taken as 0.
     """
@@ -293,8 +295,9 @@ def _expand(geom: FastGeometry, key: StateKey, keys: np.ndarray, t: int, mode: M
         ok = m.code == OK
         arr = np.flatnonzero(ok & m.arrives)
         if len(arr) and accept is not None:
+            arrived_phase = np.minimum(fields[6][m.src[arr]] + 1, kmax)
             arr = arr[accept(*(getattr(m, f)[arr] for f in
-                               ("x", "y", "vx", "vy", "layer", "progress")))]
+                               ("x", "y", "vx", "vy", "layer", "progress")), arrived_phase)]
         if len(arr):
             arrivals.src.append(m.src[arr] + lo)
             arrivals.fields.append(tuple(getattr(m, f)[arr] for f in

@@ -213,7 +213,7 @@ def test_initial_state_and_arrival_filter_agree_with_the_oracle() -> None:
     assert check_count_certificate(track, mine.dag, initial=start).ok  # type: ignore[arg-type]
     assert not check_count_certificate(track, mine.dag).ok  # type: ignore[arg-type]
 
-    def mine_ok(x, y, vx, vy, layer, progress):  # type: ignore[no-untyped-def]
+    def mine_ok(x, y, vx, vy, layer, progress, phase):  # type: ignore[no-untyped-def]
         return vy == -1
 
     filtered = explore(track, accept=mine_ok)

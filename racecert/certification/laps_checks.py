@@ -1,0 +1,208 @@
+"""The lap figures by the independent side: kind, m_cont, and m_cont in the editor key.
+
+All three read one piece of evidence, `laps_evidence` (cached per track and budget):
+`racecert.independent.laps.first_continuable`, the independent layered search whose
+arrival filter keeps only arrivals that can make a further start-then-finish (decided by
+`racecert.independent.laps.Continuations`, forward exploration and a backward pass over
+the exact state graph, fastgeom moves). Its first depth with a kept arrival is the
+least number of moves of a continuable arrival:
+
+- `check_kind`: a kept arrival at any depth is the first lap of a two-lap trajectory
+  (circuit); with the exact key the search is exhaustive, so none means a stage. It is
+  compared with the oracle's kind (`racecert.oracle.laps`: topological precondition and
+  kinematic two-lap search).
+- `check_m_cont`: that depth is m_cont when it exceeds m* (no optimal arrival
+  continues), the count of trajectories of that length beside it; compared with the
+  oracle's m_cont and its continuable DAG's count, and where m_cont does not exist, with
+  the oracle's reason (a stage, or an optimal arrival continues).
+- `check_m_cont_editor` (tracks with an opening rule, where the editor key differs): the
+  same search in the editor key against the oracle's editor-mode continuity, null reason
+  included (`editor-key-finds-none`, docs/continuity.md worked example 5). Editor m_cont
+  is no figure of `analyze`, so the result is listed among the certificate's other checks
+  and as an arbitration of m_cont: the exact key's, the editor key's, and the independent
+  exact value.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+from racecert.certification.context import Arbitration, CertifyContext, CheckResult
+from racecert.certification.evidence import independent_search
+from racecert.independent.laps import Continuations, FirstContinuable, first_continuable
+from racecert.independent.search import explore
+from racecert.model.track import Track
+
+METHOD = ("racecert.independent.laps (layered search, fastgeom moves, arrivals kept only "
+          "when a further start-then-finish is reachable from the arrived state)")
+EDITOR_FIGURE = "m_cont (editor key)"
+
+MCont = tuple[int | None, str | None]
+"""(m_cont, why it is None): the reason is one of unreachable, stage,
+optimal-arrival-continues, editor-key-finds-none (None when m_cont is a depth)."""
+
+
+@dataclass(frozen=True)
+class LapsEvidence:
+    """The first continuable arrival in the exact key and, with an opening rule, in the
+    editor key with the editor key's own m* (None without an opening rule)."""
+
+    exact: FirstContinuable
+    editor: FirstContinuable | None
+    editor_m_star: int | None
+    editor_message: str
+    editor_budget: bool
+
+
+@lru_cache(maxsize=2)
+def laps_evidence(track: Track, max_states: int) -> LapsEvidence:
+    """Both searches, sharing one continuation decider (its answers do not depend on the
+    first lap's key)."""
+    decider = Continuations(track, max_states)
+    exact = first_continuable(track, "exact", max_states=max_states, continuations=decider)
+    if track.opening is None or track.opening.moves == 0:
+        return LapsEvidence(exact, None, None, "", False)
+    editor = first_continuable(track, "editor", max_states=max_states, continuations=decider)
+    plain = explore(track, "editor", max_states=max_states)
+    return LapsEvidence(exact, editor, plain.m_star, plain.message, plain.status == "budget")
+
+
+def independent_m_cont(first: FirstContinuable, m_star: int | None, circuit: bool) -> MCont:
+    """m_cont (or why there is none) from the first continuable depth and m*."""
+    if m_star is None:
+        return None, "unreachable"
+    if first.status == "arrived":
+        if first.depth == m_star:
+            return None, "optimal-arrival-continues"
+        return first.depth, None
+    return None, "editor-key-finds-none" if circuit else "stage"
+
+
+def show(m: MCont) -> str:
+    """m_cont as a short value: the depth, or "none (reason)"."""
+    return str(m[0]) if m[0] is not None else f"none ({m[1]})"
+
+
+def _trajectories(n: int) -> str:
+    return f"{n:,} trajector{'y' if n == 1 else 'ies'}"
+
+
+def _oracle_m_cont(ctx: CertifyContext) -> MCont:
+    a = ctx.analysis
+    if not ctx.exact.reachable:
+        return None, "unreachable"
+    c = None if a is None else a.continuity
+    if c is None or not c.applicable:
+        return None, "stage"
+    return c.m_cont, c.m_cont_null_reason
+
+
+def _oracle_kind(ctx: CertifyContext) -> str:
+    if ctx.analysis is not None:
+        return ctx.analysis.kind
+    from racecert.oracle.laps import lap_aptitude
+    return lap_aptitude(ctx.track).kind
+
+
+def check_kind(ctx: CertifyContext) -> list[CheckResult]:
+    """Stage or circuit: is some arrival of the first lap continuable?"""
+    t0 = time.perf_counter()
+    oracle = _oracle_kind(ctx)
+    ev = laps_evidence(ctx.track, ctx.max_states).exact
+    if ev.status == "budget":
+        return [CheckResult("kind", oracle, METHOD, None, "timeout", ev.message,
+                            time.perf_counter() - t0, (), ev.work)]
+    if ev.status == "arrived":
+        why = (f"circuit: an arrival after {ev.depth} moves continues into a second lap "
+               f"({_trajectories(ev.count)} of {ev.depth} moves)")
+    else:
+        why = ("stage: no arrival of the first lap, at any depth, can make a further "
+               f"start-then-finish ({ev.message}; exact key, exhaustive)")
+    return [CheckResult("kind", oracle, METHOD, ev.kind,
+                        "agree" if ev.kind == oracle else "disagree", why,
+                        time.perf_counter() - t0, (), ev.work)]
+
+
+def check_m_cont(ctx: CertifyContext) -> list[CheckResult]:
+    """m_cont, its trajectory count, or the reason it does not exist."""
+    t0 = time.perf_counter()
+    if ctx.analysis is None:
+        return [CheckResult("m_cont", None, METHOD, None, "not-applicable",
+                            "no oracle analysis given: no m_cont to compare", 0.0)]
+    oracle = _oracle_m_cont(ctx)
+    ev = laps_evidence(ctx.track, ctx.max_states).exact
+    search = independent_search(ctx.track, ctx.max_states)
+    if ev.status == "budget" or search.status == "budget":
+        why = ev.message if ev.status == "budget" else search.message
+        return [CheckResult("m_cont", oracle[0], METHOD, None, "timeout", why,
+                            time.perf_counter() - t0, (), ev.work)]
+    mine = independent_m_cont(ev, search.m_star, ev.status == "arrived")
+    verdict = "agree" if mine == oracle else "disagree"
+    arte: tuple[tuple[str, str], ...] = (("oracle", show(oracle)), ("independent", show(mine)))
+    why = (f"independent m* = {search.m_star}, first continuable arrival: "
+           f"{ev.depth if ev.depth is not None else 'none'}; oracle {show(oracle)}, "
+           f"independent {show(mine)}")
+    if mine[0] is not None and verdict == "agree":
+        cont = ctx.analysis.continuity.cont_bfs if ctx.analysis.continuity else None
+        theirs = None if cont is None else cont.optimal_count
+        arte += (("continuable trajectories of m_cont moves",
+                  f"oracle {theirs}, independent {ev.count}"),)
+        if theirs != ev.count:
+            verdict = "disagree"
+            why += f"; trajectories of m_cont moves: oracle {theirs}, independent {ev.count}"
+        else:
+            why += f"; {_trajectories(ev.count)} of m_cont moves continue, in both"
+    return [CheckResult("m_cont", oracle[0], METHOD, mine[0], verdict, why,
+                        time.perf_counter() - t0, arte, ev.work)]
+
+
+def _oracle_editor_m_cont(ctx: CertifyContext) -> MCont:
+    """The oracle's m_cont in the editor key (its continuity over the editor BFS)."""
+    if not ctx.editor.reachable:
+        return None, "unreachable"
+    from racecert.oracle.continuity import continuity
+
+    assert ctx.analysis is not None
+    c = continuity(ctx.track, ctx.editor, ctx.analysis.aptitude)
+    if not c.applicable:
+        return None, "stage"
+    return c.m_cont, c.m_cont_null_reason
+
+
+def check_m_cont_editor(ctx: CertifyContext) -> list[CheckResult]:
+    """m_cont in the editor key (with its null reason) vs the same independent search."""
+    t0 = time.perf_counter()
+    op = ctx.track.opening
+    if op is None or op.moves == 0:
+        return [CheckResult(EDITOR_FIGURE, None, METHOD, None, "not-applicable",
+                            "no opening rule: the editor key is the exact key",
+                            time.perf_counter() - t0)]
+    if ctx.analysis is None:
+        return [CheckResult(EDITOR_FIGURE, None, METHOD, None, "not-applicable",
+                            "no oracle analysis given: no m_cont to compare", 0.0)]
+    oracle = _oracle_editor_m_cont(ctx)
+    ev = laps_evidence(ctx.track, ctx.max_states)
+    search = independent_search(ctx.track, ctx.max_states)
+    editor = ev.editor
+    assert editor is not None
+    if "budget" in (ev.exact.status, editor.status, search.status) or ev.editor_budget:
+        why = next(r.message for r in (ev.exact, editor) if r.status == "budget") \
+            if "budget" in (ev.exact.status, editor.status) else ev.editor_message
+        return [CheckResult(EDITOR_FIGURE, show(oracle), METHOD, None, "timeout", why,
+                            time.perf_counter() - t0, (), editor.work)]
+    circuit = ev.exact.status == "arrived"
+    mine = independent_m_cont(editor, ev.editor_m_star, circuit)
+    exact_mine = independent_m_cont(ev.exact, search.m_star, circuit)
+    verdict = "agree" if mine == oracle else "disagree"
+    why = (f"editor key: independent m* = {ev.editor_m_star}, first continuable arrival: "
+           f"{editor.depth if editor.depth is not None else 'none'}; oracle {show(oracle)}, "
+           f"independent {show(mine)}; exact key: independent {show(exact_mine)}")
+    exact_oracle = _oracle_m_cont(ctx)
+    arb = Arbitration("m_cont", show(exact_oracle), show(oracle), show(exact_mine), METHOD)
+    return [CheckResult(EDITOR_FIGURE, show(oracle), METHOD, show(mine), verdict, why,
+                        time.perf_counter() - t0,
+                        (("exact key m_cont (oracle)", show(exact_oracle)),
+                         ("exact key m_cont (independent)", show(exact_mine))),
+                        editor.work, arb)]
