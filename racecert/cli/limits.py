@@ -11,7 +11,7 @@ and exit status 4 (`EXIT_LIMIT`), never an out-of-memory kill or a traceback:
   kernel's out-of-memory killer. The default lets the run grow by 75 % of the memory
   available when it starts (`MemAvailable` in /proc/meminfo, or what the cgroup still
   allows when that is less). Address space counts a little more than resident memory.
-- `--timeout S` is a wall-clock limit for the person waiting: a watchdog thread stops
+- `--timeout S` is a wall-clock limit for the person waiting: a watchdog process stops
   the run the way Ctrl-C does (also inside a CP-SAT or SAT solve). It is allowed beside
   the deterministic budgets because it never changes a figure: it only ends the run,
   with no output written.
@@ -25,12 +25,14 @@ restored afterwards, so the limits of one in-process call do not outlive it.
 from __future__ import annotations
 
 import argparse
+import os
 import re
-import signal
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,6 +167,7 @@ class RunLimits:
         origin = "" if memory is None else f"--max-memory {format_bytes(memory)}"
         if memory is None:
             memory, origin = default_memory()
+        memory, origin = _within_outer_limit(memory, origin, explicit=origin.startswith("--"))
         return RunLimits(budget, memory, origin, getattr(args, "timeout", None))
 
 
@@ -179,10 +182,25 @@ def default_memory() -> tuple[int | None, str]:
                  f"+ 75 % of the {format_bytes(avail)} available")
 
 
+def _within_outer_limit(memory: int | None, origin: str, explicit: bool
+                        ) -> tuple[int | None, str]:
+    """`memory` lowered to an address-space limit set outside racecert (``ulimit -v``):
+    always to the hard limit, and to a lower soft limit unless --max-memory asks for
+    more explicitly."""
+    if resource is None:
+        return None, ""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    outer = hard if explicit or soft == resource.RLIM_INFINITY else soft
+    if outer != resource.RLIM_INFINITY and (memory is None or outer < memory):
+        return outer, (f"the address-space limit of {format_bytes(outer)} set outside "
+                       "racecert, e.g. by ulimit -v")
+    return memory, origin
+
+
 @contextmanager
 def memory_cap(limit: int | None, origin: str) -> Iterator[None]:
-    """Lower the soft RLIMIT_AS to `limit` within the block (never above the hard limit);
-    the previous soft limit is restored afterwards."""
+    """Set the soft RLIMIT_AS to `limit` within the block (at most the hard limit); the
+    previous soft limit is restored afterwards."""
     if limit is None or resource is None:
         yield
         return
@@ -200,32 +218,45 @@ def memory_cap(limit: int | None, origin: str) -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
+WATCHDOG = """\
+import os, signal, sys, time
+parent, seconds = int(sys.argv[1]), float(sys.argv[2])
+time.sleep(seconds)
+if os.getppid() == parent:  # never signal a process that merely reused the number
+    os.kill(parent, signal.SIGINT)
+"""
+
+
 class Watchdog:
-    """After `seconds`, interrupt the main thread as Ctrl-C does (SIGINT to that thread:
-    Python raises KeyboardInterrupt there, and the solvers' own Ctrl-C paths stop a
-    CP-SAT or SAT solve); `fired` then tells a timeout from a real Ctrl-C."""
+    """After `seconds`, interrupt this process as Ctrl-C does: a SIGINT from outside, so
+    that Python raises KeyboardInterrupt in the main thread and the solvers' own Ctrl-C
+    paths stop a CP-SAT or SAT solve. It is a tiny child process, not a thread: a native
+    solve that holds the interpreter lock would keep a thread from ever running. A
+    KeyboardInterrupt once `seconds` have passed (`expired`) is the timeout."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.fired = threading.Event()
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name="racecert timeout",
-                                        daemon=True)
+        self.start = 0.0
+        self._proc: subprocess.Popen[bytes] | None = None
 
-    def _watch(self) -> None:
-        if not self._done.wait(self.seconds):
-            self.fired.set()
-            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+    @property
+    def expired(self) -> bool:
+        return time.monotonic() - self.start >= self.seconds
 
     def __enter__(self) -> Watchdog:
         if threading.current_thread() is not threading.main_thread():
             raise RuntimeError("--timeout needs the main thread (it stops the run by SIGINT)")
-        self._thread.start()
+        self.start = time.monotonic()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", WATCHDOG, str(os.getpid()), repr(self.seconds)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)  # a Ctrl-C at the terminal is not sent to it
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._done.set()
-        self._thread.join()
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
 
 
 @contextmanager
@@ -233,19 +264,18 @@ def run_limits(args: argparse.Namespace) -> Iterator[RunLimits]:
     """Apply the limits `args` ask for around the block; what they stop becomes
     `LimitReached` with its one-line message (module docstring)."""
     limits = RunLimits.from_args(args)
-    watchdog = Watchdog(limits.timeout) if limits.timeout is not None else None
     failed: str | None = None
-    with memory_cap(limits.memory, limits.memory_origin):
+    with ExitStack() as stack:
+        # the watchdog first: its process must not start under the memory cap
+        watchdog = (None if limits.timeout is None
+                    else stack.enter_context(Watchdog(limits.timeout)))
+        stack.enter_context(memory_cap(limits.memory, limits.memory_origin))
         try:
-            if watchdog is None:
-                yield limits
-            else:
-                with watchdog:
-                    yield limits
+            yield limits
         except MemoryError as exc:
             failed = _allocation(exc)
         except KeyboardInterrupt:
-            if watchdog is None or not watchdog.fired.is_set():
+            if watchdog is None or not watchdog.expired:
                 raise
             failed = "timeout"
     if failed == "timeout":
