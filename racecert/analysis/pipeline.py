@@ -24,11 +24,13 @@ from racecert.analysis.coverage import Coverage, jaccard_distance, red_coverage
 from racecert.analysis.representatives import RepresentativeDP, Representatives
 from racecert.analysis.score import Score, compute_score
 from racecert.analysis.trajectory import Trajectory
+from racecert.model.budget import StateBudget
 from racecert.model.radicals import RadicalSum
 from racecert.model.rules import RuleProfile, VectorRaceRules
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult, Mode, ProgressFn, layered_bfs
 from racecert.oracle.continuity import Continuity, continuity
+from racecert.oracle.dijkstra import ProgressFn as YellowProgressFn
 from racecert.oracle.dijkstra import YellowResult, shortest_trajectory
 from racecert.oracle.envelopes import bounded_bfs
 from racecert.oracle.laps import LapAptitude, lap_aptitude
@@ -182,25 +184,31 @@ class Analysis:
 
 
 def _bfs_with_bound(track: Track, mode: Mode, yellow: YellowResult,
-                    progress: ProgressFn | None, rules: RuleProfile) -> tuple[BfsResult, Bound]:
+                    progress: ProgressFn | None, rules: RuleProfile,
+                    budget: StateBudget | None) -> tuple[BfsResult, Bound]:
     """Steps 2-4: `bounded_bfs` (envelope pruning, protection rerun) with yellow's moves
     as the bound; an unbounded BFS when yellow found no arrival."""
     if not yellow.reachable:
-        bfs = layered_bfs(track, mode, progress=progress, rules=rules)
+        bfs = layered_bfs(track, mode, progress=progress, rules=rules, budget=budget)
         return bfs, Bound(None, None, None, False, None)
-    run = bounded_bfs(track, mode, yellow.moves, progress=progress, rules=rules)
+    run = bounded_bfs(track, mode, yellow.moves, progress=progress, rules=rules, budget=budget)
     return run.result, Bound(yellow.moves, "envelopes", run.bounded.reachable,
                              run.protection_rerun, run.bounded.states_explored)
 
 
 def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = None,
-            step: StepFn | None = None, rules: RuleProfile | None = None) -> Analysis:
+            step: StepFn | None = None, rules: RuleProfile | None = None, *,
+            budget: StateBudget | None = None,
+            yellow_progress: YellowProgressFn | None = None) -> Analysis:
     """Run the whole pipeline on `track` with the given state key.
 
-    `progress(depth, frontier, states)` reports BFS layers; `step(name)` is
+    `progress(depth, frontier, states)` reports BFS layers and
+    `yellow_progress(rounds, settled)` yellow's rounds; `step(name)` is
     called as each pipeline step starts (for a progress display). `rules` is
     the rule profile every solver uses (default: the grid rules of the track),
     built once here and passed down, so another profile plugs in at this call.
+    `budget` bounds the states of every search (`StateLimitReached` past it); below
+    it, every figure is the same as without it.
     """
     if getattr(track, "rules", None) == "lattice":
         raise TypeError("a lattice track: use racecert.analysis.lattice_pipeline."
@@ -216,18 +224,19 @@ def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = No
 
     s = begin("yellow")
     yellow = shortest_trajectory(track, mode, length_of=RadicalSum.of_vector,
-                                 zero=RadicalSum.zero(), rules=rules)
+                                 zero=RadicalSum.zero(), rules=rules, progress=yellow_progress,
+                                 budget=budget)
     timings["yellow"] = time.perf_counter() - s
     s = begin("bfs")
-    bfs, bound = _bfs_with_bound(track, mode, yellow, progress, rules)
+    bfs, bound = _bfs_with_bound(track, mode, yellow, progress, rules, budget)
     timings["bfs"] = time.perf_counter() - s
     s = begin("laps")
-    aptitude = lap_aptitude(track, rules)
+    aptitude = lap_aptitude(track, rules, budget)
     timings["laps"] = time.perf_counter() - s
     cont = None
     if bfs.reachable:
         s = begin("continuity")
-        cont = continuity(track, bfs, aptitude, rules)
+        cont = continuity(track, bfs, aptitude, rules, budget)
         timings["continuity"] = time.perf_counter() - s
     reps = cov = score = None
     if bfs.reachable and bfs.dag is not None:

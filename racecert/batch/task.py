@@ -9,8 +9,9 @@ or the error that stopped it. Every failure a track can cause becomes an outcome
 (status `error` with a one-line message) so that the batch goes on:
 
 - `input`: the validator rejects the file (its one-line message);
-- `limit`: a BFS run of the oracle passed `max_states` states (checked after each
-  layer, a deterministic count: the same track stops at the same layer on any
+- `limit`: a search of the oracle (the BFS, yellow, the lap search, continuity)
+  stored more than `max_states` states (a `StateBudget`, checked after each layer
+  or round, a deterministic count: the same track stops at the same place on any
   machine), or the process ran out of memory;
 - `setup`: the worker runs another racecert version than the client (the row is
   keyed by the client's version, so it would be wrong);
@@ -33,9 +34,9 @@ from typing import Any, Literal
 
 from racecert.analysis.pipeline import Analysis, analyze
 from racecert.certification.certificate import Certificate, certify
+from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
-from racecert.oracle.bfs import ProgressFn
 
 BatchMode = Literal["exact", "editor", "certify"]
 ErrorKind = Literal["input", "limit", "lost", "setup", "internal"]
@@ -94,20 +95,6 @@ class TrackOutcome:
     worker: str = ""
 
 
-class StateLimitReached(Exception):
-    """A BFS run of the oracle passed the task's state limit."""
-
-
-def state_guard(limit: int) -> ProgressFn:
-    """A BFS progress callback that raises `StateLimitReached` once `states > limit`."""
-    def check(depth: int, frontier: int, states: int) -> None:
-        if states > limit:
-            raise StateLimitReached(
-                f"state limit reached: a BFS run passed {limit:,} states at depth {depth} "
-                f"({states:,} states); raise --max-states to go further")
-    return check
-
-
 def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -142,12 +129,12 @@ def _run(job: TrackJob) -> dict[str, Any]:
     if hashlib.sha256(job.data).hexdigest() != job.sha256:  # a corrupted job, never a track
         raise RuntimeError("the job's bytes do not match its SHA-256")
     track = parse_track(job.data, job.path)
-    guard = state_guard(job.max_states)
+    budget = StateBudget(job.max_states, "--max-states")
     if job.mode == "certify":
-        cert = certify(track, progress=guard, cpsat_budget=job.cpsat_budget,
+        cert = certify(track, budget=budget, cpsat_budget=job.cpsat_budget,
                        count_limit=job.count_limit)
         return _certificate_outcome(cert)
-    return _analysis_outcome(analyze(track, job.mode, progress=guard))
+    return _analysis_outcome(analyze(track, job.mode, budget=budget))
 
 
 def run_job(job: TrackJob) -> TrackOutcome:
@@ -165,7 +152,7 @@ def run_job(job: TrackJob) -> TrackOutcome:
             fields = _run(job)
     except TrackError as exc:
         fields = {"status": "error", "error": one_line(exc), "error_kind": "input"}
-    except StateLimitReached as exc:
+    except LimitReached as exc:
         fields = {"status": "error", "error": one_line(exc), "error_kind": "limit"}
     except MemoryError:
         fields = {"status": "error", "error": "out of memory", "error_kind": "limit"}

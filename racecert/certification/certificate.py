@@ -36,6 +36,7 @@ from racecert.certification.context import (
     StepFn,
 )
 from racecert.certification.figures import FIGURE_NAMES, FIGURES, Value, canonical_figures
+from racecert.model.budget import StateBudget
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult, ProgressFn, layered_bfs
 
@@ -183,23 +184,23 @@ def _named(check: NamedCheck | Check) -> NamedCheck:
 
 def certify(track: Track, checks: list[NamedCheck | Check] | None = None, *,
             step: StepFn | None = None, progress: ProgressFn | None = None,
-            **limits: Any) -> Certificate:
+            budget: StateBudget | None = None, **limits: Any) -> Certificate:
     """Run the analysis (exact key), the BFS in the editor key and every check;
     `limits` go to `CertifyContext`.
 
     `step(name)` is called before each step (for progress display); `progress` is
-    passed to both oracle BFS runs (per layer; it may raise to stop the run, as
-    `racecert batch` does at its state limit).
+    passed to both oracle BFS runs (per layer). `budget` bounds every search of the
+    oracle (`StateLimitReached` past it, as `racecert batch` and `--max-states` use it).
 
     >>> # certify(load_track("tracks/tiny_straight.toml")).status
     """
     t0 = time.perf_counter()
     if step:
         step("analysis (the oracle's figures, exact key)")
-    analysis = analyze(track, "exact", progress=progress)
+    analysis = analyze(track, "exact", progress=progress, budget=budget)
     if step:
         step("BFS oracle (editor key)")
-    editor = layered_bfs(track, "editor", progress=progress)
+    editor = layered_bfs(track, "editor", progress=progress, budget=budget)
     exact = analysis.bfs
     ctx = CertifyContext(track, exact, editor, analysis=analysis, **limits)
     results: list[CheckResult] = []

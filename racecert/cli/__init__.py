@@ -5,8 +5,11 @@ function listed in `SUBCOMMANDS`. Conventions (README, "Exit status"):
 bad input or an output path that cannot be written ends with one line on
 stderr and exit status 2, checked before any work where it can be; output
 files are written atomically (`racecert.cli.output`); progress appears on
-stderr only as a terminal bar or plain lines (`racecert.cli.progress`); Ctrl-C
-ends with one line and exit status 130; never a traceback.
+stderr only as a terminal bar or plain lines (`racecert.cli.progress`); a
+resource limit reached (`--max-states`, `--max-memory`, `--timeout`:
+`racecert.cli.limits`; or the machine's memory running out) ends with one line
+and exit status 4; Ctrl-C ends with one line and exit status 130; never a
+traceback.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ from racecert.cli import (
     validate,
 )
 from racecert.cli.arguments import Parser, print_error
+from racecert.cli.limits import LimitTooLow, limit_error
 from racecert.cli.output import OutputError
+from racecert.model.budget import LimitReached
 from racecert.model.errors import TrackError
 from racecert.model.lattice_rules import LatticeLimitError
 
@@ -67,11 +72,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args))
-    except (TrackError, OutputError, BatchError, StoreError) as exc:
+    except (TrackError, OutputError, BatchError, StoreError, LimitTooLow) as exc:
         return print_error(exc)
     except LatticeLimitError as exc:  # a lattice search past what its profile encodes
         print_error(exc)
         return EXIT_RESOURCE_LIMIT
+    except LimitReached as exc:
+        return limit_error(str(exc))
+    except MemoryError:  # outside `run_limits` (a subcommand without --max-memory)
+        return limit_error("memory limit reached: the machine's memory ran out")
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -11,10 +11,12 @@ from racecert.analysis.score import WEIGHTS
 from racecert.analysis.slots import SlotAnalysis, analyze_slots
 from racecert.analysis.svg import render_svg
 from racecert.cli.arguments import print_error
-from racecert.cli.common import format_table, progress_bar
+from racecert.cli.common import format_table, progress_bar, yellow_progress_bar
 from racecert.cli.lattice_analyze import cmd_analyze_lattice
+from racecert.cli.limits import add_limit_arguments, run_limits
 from racecert.cli.output import OutputError, check_output_file, write_text_atomic
 from racecert.cli.progress import progress
+from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track
 from racecert.model.track import Track
@@ -40,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--all-slots", action="store_true",
                    help="also analyse from every grid slot of [car].slots (same direction "
                         "and layer): a row per slot, JSON key 'slots'")
+    add_limit_arguments(a)
     a.set_defaults(func=cmd_analyze)
 
 
@@ -171,9 +174,11 @@ def slots_report(slots: tuple[SlotAnalysis, ...]) -> str:
                       *lines])
 
 
-def run_analysis(track: Track, mode: str) -> Analysis:
-    """`analyze` with progress on stderr (only for runs longer than ~2 s; see progress.py)."""
+def run_analysis(track: Track, mode: str, budget: StateBudget | None = None) -> Analysis:
+    """`analyze` with progress on stderr (only for runs longer than ~2 s; see progress.py),
+    every search bounded by `budget`."""
     steps = progress(f"analyze {track.name}", " step", total=len(STEPS))
+    yellow_bar, yellow_update = yellow_progress_bar()
     bar, update = progress_bar("BFS")
 
     def step(name: str) -> None:
@@ -182,9 +187,11 @@ def run_analysis(track: Track, mode: str) -> Analysis:
             steps.update(1)
 
     try:
-        return analyze(track, mode, progress=update, step=step)
+        return analyze(track, mode, progress=update, step=step, budget=budget,
+                       yellow_progress=yellow_update)
     finally:
         bar.close()
+        yellow_bar.close()
         steps.close()
 
 
@@ -214,15 +221,20 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         return cmd_analyze_lattice(args, track, outputs)  # type: ignore[arg-type]
     if args.best_start:
         return print_error("--best-start: a grid track has one car; use --all-slots")
-    result = run_analysis(track, args.mode)
-    data = result.to_json()
-    slots = None
-    if args.all_slots:
-        slots = analyze_slots(track, args.mode, configured=result, run=run_analysis)
-        data["slots"] = [s.to_json() for s in slots]
-    for path, suffix in outputs:
-        text = json.dumps(data, indent=2) + "\n" if suffix == ".json" else render_svg(result)
-        write_text_atomic(path, text)
+    with run_limits(args) as limits:
+        def run(t: Track, mode: str) -> Analysis:
+            return run_analysis(t, mode, limits.budget)
+
+        result = run(track, args.mode)
+        data = result.to_json()
+        slots = None
+        if args.all_slots:
+            slots = analyze_slots(track, args.mode, configured=result, run=run)
+            data["slots"] = [s.to_json() for s in slots]
+        for path, suffix in outputs:
+            text = (json.dumps(data, indent=2) + "\n" if suffix == ".json"
+                    else render_svg(result))
+            write_text_atomic(path, text)
     if args.json:
         print(json.dumps(data, indent=2))
     else:

@@ -2,7 +2,8 @@
 
 Exit status: 0 certified (every figure confirmed by an independent check), 1 some
 check disagrees, 2 bad input (or an output that cannot be written), 3 partial (nothing
-disagrees, some figure unconfirmed: the headline names it), 130 on Ctrl-C.
+disagrees, some figure unconfirmed: the headline names it), 4 a resource limit reached
+(`--max-states`, `--max-memory`, `--timeout`: `racecert.cli.limits`), 130 on Ctrl-C.
 
 With -o/--out FILE the certificate is written atomically to FILE and the DRUP
 proofs next to it: the checks write them into a hidden staging folder in FILE's
@@ -22,8 +23,10 @@ from racecert.certification.lattice_certificate import certify_lattice
 from racecert.certification.lattice_checks import LatticeLimits
 from racecert.cli.arguments import integer, print_error, seconds
 from racecert.cli.common import format_table
+from racecert.cli.limits import add_limit_arguments, run_limits
 from racecert.cli.output import check_output_file, publish, staging_folder, write_text_atomic
 from racecert.cli.progress import progress
+from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track
 from racecert.model.track import Track
@@ -53,6 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    type=integer(0, MAX_COUNT_LIMIT, "a count"),
                    help=f"largest optimal count enumerated by CP-SAT, 0 to "
                         f"{MAX_COUNT_LIMIT:,} (default 20000)")
+    add_limit_arguments(c)
     c.set_defaults(func=cmd_certify)
 
 
@@ -100,8 +104,10 @@ def _headline(c: Certificate) -> str:
     return f"PARTIAL: not confirmed: {', '.join(c.unconfirmed)} (nothing disagrees)"
 
 
-def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None) -> Certificate:
-    """`certify` with progress on stderr (only for runs longer than ~2 s; see progress.py)."""
+def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None,
+                budget: StateBudget | None = None) -> Certificate:
+    """`certify` with progress on stderr (only for runs longer than ~2 s; see progress.py),
+    the oracle's searches bounded by `budget`."""
     bar = progress("certify", " step")
 
     def step(name: str) -> None:
@@ -113,7 +119,7 @@ def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None) ->
             return certify_lattice(track, best_start=args.best_start, step=step,  # type: ignore
                                    limits=LatticeLimits(cpsat_budget=args.cpsat_budget))
         return certify(track, step=step, cpsat_budget=args.cpsat_budget,
-                       count_limit=args.count_limit, out_dir=out_dir)
+                       count_limit=args.count_limit, out_dir=out_dir, budget=budget)
     finally:
         bar.close()
 
@@ -130,14 +136,14 @@ def _moved_proofs(data: dict, staging: Path, folder: Path) -> dict:
     return data
 
 
-def certify_to_file(track: Track, args: argparse.Namespace, out: Path
-                    ) -> tuple[Certificate, dict]:
+def certify_to_file(track: Track, args: argparse.Namespace, out: Path,
+                    budget: StateBudget | None = None) -> tuple[Certificate, dict]:
     """Certify with the proofs staged in `out`'s folder; write them and the certificate.
 
     Returns the certificate and its JSON (with the proofs' final paths)."""
     folder = out.parent
     with staging_folder(folder) as staging:
-        cert = run_certify(track, args, staging)
+        cert = run_certify(track, args, staging, budget)
         data = _moved_proofs(cert.to_json(), staging, folder)
         for staged in sorted(staging.iterdir()):
             publish(staged, folder / staged.name)
@@ -150,11 +156,12 @@ def cmd_certify(args: argparse.Namespace) -> int:
     track = load_track(args.track)
     if args.best_start and not is_lattice(track):
         return print_error("--best-start: a grid track has one car (lattice tracks only)")
-    if out is None:
-        cert = run_certify(track, args, None)
-        data = cert.to_json()
-    else:
-        cert, data = certify_to_file(track, args, out)
+    with run_limits(args) as limits:
+        if out is None:
+            cert = run_certify(track, args, None, limits.budget)
+            data = cert.to_json()
+        else:
+            cert, data = certify_to_file(track, args, out, limits.budget)
     if args.json:
         print(json.dumps(data, indent=2))
     else:

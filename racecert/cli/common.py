@@ -18,6 +18,18 @@ def progress_bar(desc: str) -> tuple[Progress, Callable[[int, int, int], None]]:
     return bar, update
 
 
+def yellow_progress_bar() -> tuple[Progress, Callable[[int, int], None]]:
+    """Yellow's progress display (per round: about one per unit of length settled) that
+    appears only for runs longer than ~2 s."""
+    bar = progress("yellow", " round")
+
+    def update(rounds: int, settled: int) -> None:
+        bar.set_postfix(settled=settled, refresh=False)
+        bar.update(1)
+
+    return bar, update
+
+
 def format_table(rows: list[tuple[str, str]]) -> str:
     """Two aligned columns."""
     width = max(len(k) for k, _ in rows)

@@ -28,6 +28,7 @@ from typing import Literal
 
 import numpy as np
 
+from racecert.model.budget import StateBudget, check
 from racecert.model.rules import (
     CarState,
     RuleProfile,
@@ -120,6 +121,7 @@ def layered_bfs(
     progress: ProgressFn | None = None,
     prune: PruneFn | None = None,
     accept_arrival: AcceptFn | None = None,
+    budget: StateBudget | None = None,
 ) -> BfsResult:
     """Minimum moves to arrive, the optimal DAG and exact trajectory counts.
 
@@ -131,6 +133,7 @@ def layered_bfs(
     accepted arrival (used for m_cont, the first continuable depth).
     `initial` may be several states (e.g. every start of a lattice track): layer 0 holds
     them all, m* is the least over them, and each one starts one path of the counts.
+    `budget` bounds the states explored (checked after each layer: `StateLimitReached`).
 
     Each layer is kept as its sorted int64 keys only and decoded on demand; the
     edges as int32 (src, dst) pairs.
@@ -216,6 +219,7 @@ def layered_bfs(
         keys_by_layer.append(keys)
         total += len(keys)
         depth += 1
+        check(budget, total, "BFS", f"at depth {depth}")
         if progress is not None:
             progress(depth, len(keys), total)
         if len(keys) == 0:

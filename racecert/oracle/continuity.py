@@ -38,6 +38,7 @@ from typing import Literal
 
 import numpy as np
 
+from racecert.model.budget import StateBudget
 from racecert.model.rules import RuleProfile, StateArrays, VectorRaceRules
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult, layered_bfs
@@ -94,9 +95,11 @@ class ContinuationOracle:
     ones are leaves), settles everything it explored, and remembers it.
     """
 
-    def __init__(self, track: Track, rules: RuleProfile | None = None) -> None:
+    def __init__(self, track: Track, rules: RuleProfile | None = None,
+                 budget: StateBudget | None = None) -> None:
         self.track = track
         self.rules = rules or VectorRaceRules(track)
+        self.budget = budget
         self.codec = exact_codec(track, self.rules)
         self._keys = np.zeros(0, dtype=np.int64)
         self._vals = np.zeros(0, dtype=bool)
@@ -117,7 +120,8 @@ class ContinuationOracle:
         keys = self.codec.encode(states)
         known, _ = self._lookup(keys)
         if not known.all():
-            ex = explore(self.rules, self.codec, states.take(~known), known=self._lookup)
+            ex = explore(self.rules, self.codec, states.take(~known), known=self._lookup,
+                         budget=self.budget)
             good = can_arrive(ex)
             fresh = ~ex.leaf
             self.states_explored += int(fresh.sum())
@@ -129,18 +133,27 @@ class ContinuationOracle:
 
 
 def continuity(track: Track, bfs: BfsResult, aptitude: LapAptitude | None = None,
-               rules: RuleProfile | None = None) -> Continuity:
+               rules: RuleProfile | None = None, budget: StateBudget | None = None
+               ) -> Continuity:
     """Race-rule and editor continuity of every optimal arriving move, and m_cont.
 
     `aptitude` (from `lap_aptitude`) is computed here if needed and not given:
-    it is only consulted when no optimal arrival continues, to tell a circuit
-    with no optimal continuation (m_cont is then searched) from a stage.
+    it is consulted when no optimal arrival continues, to tell a circuit
+    with no optimal continuation (m_cont is then searched) from a stage. When it
+    is given and says stage, nothing is explored: on a stage no trajectory arrives
+    twice (the lap search is exhaustive, the topological precondition a relaxation),
+    so no arrival continues in either variant, and the exploration from the final
+    states (on a large open stage, every state behind the finish line) is skipped.
+    `budget` bounds each exploration and the m_cont search.
     """
     if not bfs.reachable or bfs.dag is None:
         raise ValueError("continuity needs a reachable BFS result with its optimal DAG")
     dag = bfs.dag
-    oracle = ContinuationOracle(track, rules)
+    oracle = ContinuationOracle(track, rules, budget)
     arrived = dag.arrive_state
+    if aptitude is not None and aptitude.kind == "stage":
+        none = (False,) * len(arrived)
+        return Continuity(False, none, none, 0, 0, Fraction(0), None, None, 0)
     as_editor = StateArrays(*arrived.fields()[:5], np.zeros(len(arrived), dtype=np.int32),
                             arrived.phase)
     both = oracle.can_arrive(StateArrays.concat([arrived, as_editor]))
@@ -156,18 +169,20 @@ def continuity(track: Track, bfs: BfsResult, aptitude: LapAptitude | None = None
     if any(race):
         return Continuity(True, race, editor, c_race, c_editor, percent, None, None,
                           oracle.states_explored)
-    apt = aptitude or lap_aptitude(track, rules)
+    apt = aptitude or lap_aptitude(track, rules, budget)
     if apt.kind == "stage":
         return Continuity(False, race, editor, 0, 0, Fraction(0), None, None,
                           oracle.states_explored)
-    cont = layered_bfs(track, bfs.mode, accept_arrival=oracle.can_arrive, rules=rules)
+    cont = layered_bfs(track, bfs.mode, accept_arrival=oracle.can_arrive, rules=rules,
+                       budget=budget)
     if cont.reachable:
         return Continuity(True, race, editor, c_race, c_editor, percent, cont.m_star, cont,
                           oracle.states_explored)
     # The exact key keeps every (state, phase), so it reaches the first arrival of the
     # two-lap trajectory aptitude found; only the editor key can come back empty.
     exact = cont if bfs.mode == "exact" else layered_bfs(track, "exact", rules=rules,
-                                                         accept_arrival=oracle.can_arrive)
+                                                         accept_arrival=oracle.can_arrive,
+                                                         budget=budget)
     if not exact.reachable:
         raise RuntimeError("circuit with no continuable arrival: aptitude and BFS disagree")
     return Continuity(True, race, editor, c_race, c_editor, percent, None, None,

@@ -35,7 +35,11 @@ trajectory; its float length plus its error bound is an upper bound U on the
 minimum. The exact search then drops every move whose end cannot arrive within
 U. On the open 200x200 benchmark this settles ~2,000 states instead of 13
 million. Where finish_distance is weak (winding tracks) the first search gives
-up after `BOUND_BUDGET_PER_CELL` settled states per drivable cell.
+up after `BOUND_BUDGET_PER_CELL` settled states per drivable cell. Where it is
+exact (a straight corridor) every straight trajectory landing just past F ties
+with yellow: the exact search then leaves unexpanded the states that can only
+lose the tie-break on moves (`racecert.oracle.yellow_bound`), so a 5000 x 5
+corridor settles about as many states as its layered BFS instead of millions.
 
 Data layout: per-state numpy arrays indexed by a dense id; the key -> id map
 is a few sorted runs searched with `np.searchsorted` (`_IdMap`), so a round
@@ -66,6 +70,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 
+from racecert.model.budget import StateBudget, check
 from racecert.model.radicals import RadicalForms
 from racecert.model.rules import (
     ACCELERATIONS,
@@ -76,10 +81,11 @@ from racecert.model.rules import (
 )
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
+from racecert.oracle.yellow_bound import MovesCut, finish_gap2, moves_to_cross, upper_bound
 
 Selection = Literal["editor", "exact"]
 EDITOR_TOLERANCE = 1e-6
-# The bounding search (`_upper_bound`) gives up after this many settled states per
+# The bounding search (`yellow_bound.upper_bound`) gives up after this many settled states per
 # drivable cell: past it the bound would cost about as much as it saves.
 BOUND_BUDGET_PER_CELL = 16
 # Exact ties by `RadicalForms` (integer part, interned irrational part) where they decide;
@@ -187,16 +193,20 @@ class _Store:
 
     `bound` holds each state's `finish_distance` when the search prunes by it;
     `ipart` / `irr` the exact length of the path to the state along `pred` as a
-    `RadicalForms` pair (kept only when `forms` is given: exact selection).
+    `RadicalForms` pair (kept only when `forms` is given: exact selection); `moves`
+    the number of moves of that path; `left` a lower bound on the moves still needed
+    (kept only when `left` is given: the bounding search).
     """
 
     FIELDS = 7
 
     def __init__(self, bound: Callable[[StateArrays], np.ndarray] | None = None,
-                 forms: RadicalForms | None = None) -> None:
+                 forms: RadicalForms | None = None,
+                 left: Callable[[StateArrays], np.ndarray] | None = None) -> None:
         self.index = _IdMap()
         self.forms = forms
         self.bound_of = bound
+        self.left_of = left
         self.n = 0
         self.dist = np.full(1024, np.inf)
         self.settled = np.zeros(1024, dtype=bool)
@@ -205,6 +215,8 @@ class _Store:
         self.bound = np.zeros(1024)
         self.ipart = np.zeros(1024, dtype=np.int64)
         self.irr = np.zeros(1024, dtype=np.int64)
+        self.moves = np.zeros(1024, dtype=np.int32)
+        self.left = np.zeros(1024 if left is not None else 0, dtype=np.int32)
         self.cols = [np.zeros(1024, dtype=np.int32) for _ in range(self.FIELDS)]
 
     def ids(self, keys: np.ndarray, states: StateArrays) -> np.ndarray:
@@ -222,6 +234,8 @@ class _Store:
                 col[lo:hi] = field
             if self.bound_of is not None:
                 self.bound[lo:hi] = self.bound_of(fresh)
+            if self.left_of is not None:
+                self.left[lo:hi] = self.left_of(fresh)
             self.n = hi
         return out
 
@@ -239,6 +253,9 @@ class _Store:
         self.bound = np.concatenate((self.bound, np.zeros(extra)))
         self.ipart = np.concatenate((self.ipart, np.zeros(extra, dtype=np.int64)))
         self.irr = np.concatenate((self.irr, np.zeros(extra, dtype=np.int64)))
+        self.moves = np.concatenate((self.moves, np.zeros(extra, dtype=np.int32)))
+        if self.left_of is not None:
+            self.left = np.concatenate((self.left, np.zeros(extra, dtype=np.int32)))
         self.cols = [np.concatenate((c, np.zeros(extra, dtype=np.int32))) for c in self.cols]
 
     def take(self, ids: np.ndarray) -> StateArrays:
@@ -261,6 +278,7 @@ class _Store:
             self.ipart[t], self.irr[t] = self.extend(src, self.cols[2][t], self.cols[3][t])
         self.dist[t] = dist
         self.pred[t] = src
+        self.moves[t] = self.moves[src] + 1
 
     def open(self, ids: np.ndarray, open_ids: np.ndarray) -> np.ndarray:
         """`open_ids` plus those of the distinct `ids` that are neither settled nor open."""
@@ -282,69 +300,13 @@ def finish_distance(track: Track) -> Callable[[StateArrays], np.ndarray]:
     tracks/tiny_straight.toml (F at x = 6.5) the car at (1, 1) gets 6 (1 - 2^-40),
     and its yellow trajectory is exactly 6 long.
     """
-    f = track.finish
-    lo2, hi2 = 2 * f.lo - 1, 2 * f.hi + 1
-    k2 = 2 * f.k + 1
+    gap2 = finish_gap2(track)
 
     def bound(states: StateArrays) -> np.ndarray:
-        c, s = (states.x, states.y) if f.axis == "x" else (states.y, states.x)
-        c2 = 2 * c.astype(np.int64)
-        s2 = 2 * s.astype(np.int64)
-        across = np.abs(k2 - c2)
-        along = np.maximum(np.maximum(lo2 - s2, s2 - hi2), 0)
-        d = np.sqrt((across * across + along * along).astype(np.float64))
+        d = np.sqrt(gap2(states).astype(np.float64))
         return (0.5 * d + 0.5) * (1.0 - 2.0**-40)
 
     return bound
-
-
-def _upper_bound(rules: VectorRaceRules, codec: StateCodec, store: _Store,
-                 budget: int) -> float:
-    """The float length of some arriving trajectory (inf if none arrives or over budget).
-
-    A best-first search on dist + finish_distance that settles every open state
-    within 1 of the smallest such value per round and stops at the first round
-    that produces an arrival. The value need not be minimal: it only bounds the
-    exact search (`shortest_trajectory`). It is a float sum along one path, so
-    its exact length is at most value + float_error(value).
-
-    Where finish_distance is weak (a winding track) this search settles about
-    as many states as the exact search itself, and the bound prunes little; it
-    gives up (inf) once more than `budget` states are settled.
-    """
-    start = StateArrays.of([rules.initial_state()])
-    sid = store.ids(codec.encode(start), start)
-    store.dist[sid] = 0.0
-    open_ids = store.open(sid, np.zeros(0, dtype=np.int64))
-    settled = 0
-    while len(open_ids) and settled <= budget:
-        f = store.dist[open_ids] + store.bound[open_ids]
-        pick = f <= float(f.min()) + 1.0
-        batch = open_ids[pick]
-        open_ids = open_ids[~pick]
-        store.in_open[batch] = False
-        store.settled[batch] = True
-        settled += len(batch)
-        states = store.take(batch)
-        exp = rules.expand(states)
-        if len(exp.arrive_src):
-            avx, avy = exp.arrive_state.vx, exp.arrive_state.vy
-            return float((store.dist[batch[exp.arrive_src]]
-                          + np.sqrt((avx * avx + avy * avy).astype(np.float64))).min())
-        if not len(exp.src):
-            continue
-        src = batch[exp.src]
-        svx, svy = exp.succ.vx, exp.succ.vy
-        cand = store.dist[src] + np.sqrt((svx * svx + svy * svy).astype(np.float64))
-        uniq, first, inverse = np.unique(codec.encode(exp.succ), return_index=True,
-                                         return_inverse=True)
-        uid = store.ids(uniq, exp.succ.take(first))
-        best = np.full(len(uid), np.inf)
-        np.minimum.at(best, inverse, cand)
-        better = ~store.settled[uid] & (best < store.dist[uid])
-        store.dist[uid[better]] = best[better]
-        open_ids = store.open(uid[better], open_ids)
-    return np.inf
 
 
 def shortest_trajectory(
@@ -356,6 +318,7 @@ def shortest_trajectory(
     progress: ProgressFn | None = None,
     prune: bool = True,
     rules: RuleProfile | None = None,
+    budget: StateBudget | None = None,
 ) -> YellowResult[L]:
     """The yellow trajectory: minimum Σ|v'| over arriving trajectories.
 
@@ -363,7 +326,8 @@ def shortest_trajectory(
     length, in an `OrderedAdditive` type (racecert passes `RadicalSum`).
     `progress(rounds, settled)` is called after each round. `prune=False`
     switches the bound below off (the same result, more states settled).
-    `rules`: the rule profile (default: `VectorRaceRules(track)`).
+    `rules`: the rule profile (default: `VectorRaceRules(track)`). `budget` bounds
+    the states stored by each of the two searches (`StateLimitReached`).
 
     Pruning (sound, the result is unchanged): a first best-first search finds
     some arriving trajectory, whose float length plus its error bound is a
@@ -372,6 +336,9 @@ def shortest_trajectory(
     `finish_distance` of its end exceeds U (plus a margin): no trajectory through
     it is within U, so none is optimal or tied. In `editor` selection the margin
     also covers the 1e-6 tolerance of every move (a trajectory has at most U moves).
+    In exact selection the bounding trajectory's exact length and moves also let the
+    search leave unexpanded the settled states that can only lose the tie-break
+    (`racecert.oracle.yellow_bound.MovesCut`).
     """
     if selection not in ("editor", "exact"):
         raise ValueError(f"selection must be 'editor' or 'exact', not {selection!r}")
@@ -380,18 +347,23 @@ def shortest_trajectory(
     rules = rules or VectorRaceRules(track)
     codec = StateCodec(track.width, track.height, rules.phase_limit + 1, keep_phase=True)
     bound_of = finish_distance(track) if prune else None
+    forms = RadicalForms() if exact else None
     limit = np.inf
+    cut = None
     if bound_of is not None:
         cells = int(track.surface_arrays.drivable.any(axis=0).sum())
-        u = _upper_bound(rules, codec, _Store(bound_of), BOUND_BUDGET_PER_CELL * cells)
-        if not np.isfinite(u):  # nothing arrives, or over budget: no pruning
+        found = upper_bound(rules, codec, _Store(bound_of, forms, moves_to_cross(track)),
+                            BOUND_BUDGET_PER_CELL * cells, budget)
+        if not found.found:  # nothing arrives, or over budget: no pruning
             bound_of = None
         else:
-            u += float_error(u)
+            u = found.value + float_error(found.value)
             limit = u + 2 * float_error(u + 1.0)
             if not exact:
                 limit += 2 * EDITOR_TOLERANCE * (u + 2.0)
-    store = _Store(bound_of, RadicalForms() if exact else None)
+            else:
+                cut = MovesCut(track, found)
+    store = _Store(bound_of, forms)
     start = StateArrays.of([rules.initial_state()])
     start_id = int(store.ids(codec.encode(start), start)[0])
     store.dist[start_id] = 0.0
@@ -432,6 +404,10 @@ def shortest_trajectory(
         settled_total += len(batch)
         rounds += 1
         states = store.take(batch)
+        if cut is not None:
+            keep = ~cut(store, batch, states)
+            if not keep.all():
+                batch, states = batch[keep], states.take(keep)
         exp = rules.expand(states)
         if len(exp.arrive_src):
             a_src = batch[exp.arrive_src]
@@ -460,6 +436,7 @@ def shortest_trajectory(
                 _relax(store, src[live], dst[live], cand[live], exact, length_of, exact_dist,
                        ex)
                 open_ids = store.open(uid, open_ids)
+        check(budget, store.n, "yellow search", f"after {rounds} rounds")
         if progress:
             progress(rounds, settled_total)
 
@@ -493,9 +470,10 @@ def _relax(store: _Store, src: np.ndarray, dst: np.ndarray, cand: np.ndarray, ex
     Editor selection: plain float minimum. Exact selection: a target whose
     current value and candidates have a unique element within the float error
     bound of their minimum takes it; otherwise the near elements are compared
-    exactly (ties keep the current predecessor: distances are equal) — by their
-    integer parts when they share one irrational part (`RadicalForms`), else with the
-    caller's exact arithmetic.
+    exactly — by their integer parts when they share one irrational part
+    (`RadicalForms`), else with the caller's exact arithmetic — and exact ties go to
+    the path of fewer moves (the current predecessor on a tie of both), so that a
+    settled state's `moves` are the fewest over its shortest paths (`MovesCut`).
     """
     if not len(dst):
         return
@@ -532,14 +510,21 @@ def _relax(store: _Store, src: np.ndarray, dst: np.ndarray, cand: np.ndarray, ex
         r_ok, g_ok, v_ok = rows[ok], g[ok], ip[ok]
         vmin = np.full(m, np.iinfo(np.int64).max)
         np.minimum.at(vmin, g_ok, v_ok)
-        win = v_ok == vmin[g_ok]
-        _, first = np.unique(g_ok[win], return_index=True)
-        r_win, g_win = r_ok[win][first], g_ok[win][first]
-        move = ~(cur_near[g_win] & (cur_ip[g_win] <= vmin[g_win]))
-        r_win, g_win = r_win[move], g_win[move]
+        win = np.flatnonzero(v_ok == vmin[g_ok])
+        r_w, g_w = r_ok[win], g_ok[win]
+        mv = store.moves[src[r_w]] + 1
+        by = np.lexsort((mv, g_w))  # per target: the fewest moves first (stable: edge order)
+        r_w, g_w, mv = r_w[by], g_w[by], mv[by]
+        _, first = np.unique(g_w, return_index=True)
+        r_win, g_win, mv_win = r_w[first], g_w[first], mv[first]
+        cur_mv = store.moves[targets[g_win]]
+        stay = cur_near[g_win] & ((cur_ip[g_win] < vmin[g_win])
+                                  | ((cur_ip[g_win] == vmin[g_win]) & (cur_mv <= mv_win)))
+        r_win, g_win = r_win[~stay], g_win[~stay]
         t = targets[g_win]
         store.dist[t] = cand[r_win]
         store.pred[t] = src[r_win]
+        store.moves[t] = store.moves[src[r_win]] + 1
         store.ipart[t] = vmin[g_win]
         store.irr[t] = ref[g_win]
         for i in t.tolist():
@@ -547,7 +532,8 @@ def _relax(store: _Store, src: np.ndarray, dst: np.ndarray, cand: np.ndarray, ex
     for r in rows[~ok].tolist():
         t, s = int(dst[r]), int(src[r])
         exact_value = exact_dist(s) + length_of(*store.velocity(t))
-        if not np.isfinite(store.dist[t]) or exact_value < exact_dist(t):
+        if not np.isfinite(store.dist[t]) or exact_value < (current := exact_dist(t)) or (
+                exact_value == current and store.moves[s] + 1 < store.moves[t]):
             memo[t] = exact_value
             store.set_pred(np.array([t]), np.array([s]), np.array([cand[r]]))
 

@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from racecert.model.budget import StateBudget
 from racecert.model.rules import RuleProfile, StateArrays
 from racecert.model.track import Line, Track
 from racecert.oracle.bfs import BfsResult, Mode, ProgressFn, layered_bfs
@@ -274,17 +275,20 @@ class BoundedRun(NamedTuple):
 
 def bounded_bfs(track: Track, mode: Mode, bound: int,
                 progress: ProgressFn | None = None,
-                rules: RuleProfile | None = None) -> BoundedRun:
+                rules: RuleProfile | None = None,
+                budget: StateBudget | None = None) -> BoundedRun:
     """The pipeline's steps 3-4: BFS bounded by `bound` moves with envelope pruning,
     and protection: if the bounded search finds no arrival, rerun unbounded.
 
     With a correct bound (e.g. yellow's move count) protection never triggers; a
-    bound below m* is caught by it.
+    bound below m* is caught by it. `budget` bounds each of the two searches.
     """
     if bound < 1:
         raise ValueError(f"bound must be >= 1 move, got {bound}")
     pruner = EnvelopePruner(track, horizon=min(HORIZON, bound))
-    r = layered_bfs(track, mode, max_depth=bound, prune=pruner, progress=progress, rules=rules)
+    r = layered_bfs(track, mode, max_depth=bound, prune=pruner, progress=progress, rules=rules,
+                    budget=budget)
     if r.reachable:
         return BoundedRun(r, False, r)
-    return BoundedRun(layered_bfs(track, mode, progress=progress, rules=rules), True, r)
+    return BoundedRun(layered_bfs(track, mode, progress=progress, rules=rules, budget=budget),
+                      True, r)

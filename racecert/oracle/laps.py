@@ -29,6 +29,7 @@ from typing import Literal
 import numpy as np
 from tqdm import tqdm
 
+from racecert.model.budget import StateBudget, check
 from racecert.model.rules import RuleProfile, StateArrays, VectorRaceRules
 from racecert.model.states import StateCodec
 from racecert.model.topology import lap_precondition
@@ -70,8 +71,9 @@ def _bar(desc: str) -> tqdm:
     return tqdm(desc=desc, unit=" states", delay=2, file=sys.stderr, leave=False, disable=None)
 
 
-def two_laps_possible(track: Track, rules: RuleProfile | None = None) -> tuple[bool, int]:
-    """Exhaustive BFS over (lap, state) from the initial state.
+def two_laps_possible(track: Track, rules: RuleProfile | None = None,
+                      budget: StateBudget | None = None) -> tuple[bool, int]:
+    """Exhaustive BFS over (lap, state) from the initial state (`budget` bounds its states).
 
     Returns (some trajectory arrives twice, states explored). Keys are exact
     state keys with the lap appended; arrivals of lap 0 become lap-1 states
@@ -83,6 +85,7 @@ def two_laps_possible(track: Track, rules: RuleProfile | None = None) -> tuple[b
     laps = np.zeros(1, dtype=np.int64)
     visited = np.sort(codec.encode(frontier) * 2 + laps)
     total = 1
+    depth = 0
     with _bar("laps") as bar:
         while len(frontier):
             exp = rules.expand(frontier)
@@ -98,13 +101,16 @@ def two_laps_possible(track: Track, rules: RuleProfile | None = None) -> tuple[b
             frontier, laps = nxt.take(pick), nlaps[pick]
             visited = np.sort(np.concatenate([visited, uniq[new]]), kind="stable")
             total += len(pick)
+            depth += 1
+            check(budget, total, "lap search", f"at depth {depth}")
             bar.update(len(pick))
     return False, total
 
 
-def lap_aptitude(track: Track, rules: RuleProfile | None = None) -> LapAptitude:
+def lap_aptitude(track: Track, rules: RuleProfile | None = None,
+                 budget: StateBudget | None = None) -> LapAptitude:
     """Stage or circuit, computed (docs/continuity.md); compare with `track.kind` to check a
-    declaration.
+    declaration. `budget` bounds the kinematic search.
 
     >>> from racecert.model.parse import load_track
     >>> lap_aptitude(load_track("tracks/tiny_straight.toml")).kind  # doctest: +SKIP
@@ -112,7 +118,7 @@ def lap_aptitude(track: Track, rules: RuleProfile | None = None) -> LapAptitude:
     """
     if not lap_precondition(track):
         return LapAptitude("stage", False, None, 0)
-    ok, explored = two_laps_possible(track, rules)
+    ok, explored = two_laps_possible(track, rules, budget)
     return LapAptitude("circuit" if ok else "stage", True, ok, explored)
 
 
@@ -141,11 +147,12 @@ LeafFn = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # keys -> (known
 
 
 def explore(rules: RuleProfile, codec: StateCodec, sources: StateArrays,
-            known: LeafFn | None = None) -> Exploration:
+            known: LeafFn | None = None, budget: StateBudget | None = None) -> Exploration:
     """Everything reachable from `sources` (deduplicated by exact key), as a graph.
 
     `known(keys)` may mark states whose "can still arrive" answer is already
     known: they become leaves and are not expanded (memoisation across calls).
+    `budget` bounds the states explored (checked after each layer).
     """
     keys0, first0 = np.unique(codec.encode(sources), return_index=True)
     frontier = sources.take(first0)
@@ -189,6 +196,7 @@ def explore(rules: RuleProfile, codec: StateCodec, sources: StateArrays,
             sorted_keys = np.concatenate([sorted_keys, uniq[new]])[order]
             sorted_ids = np.concatenate([sorted_ids, frontier_ids])[order]
             n += len(frontier_ids)
+            check(budget, n, "continuity exploration", f"at depth {len(all_keys) - 1}")
             bar.update(len(frontier_ids))
     arrives = np.zeros(n, dtype=bool)
     arrives[np.concatenate(arrive_ids)] = True

@@ -25,7 +25,7 @@ from racecert.batch.runner import (
     run_batch,
 )
 from racecert.batch.store import COLUMN_NAMES, ResultStore, StoreError
-from racecert.batch.task import TrackJob, run_job, state_guard
+from racecert.batch.task import TrackJob, run_job
 from racecert.certification.certificate import certify
 from racecert.model.errors import TrackError
 from racecert.model.parse import load_track
@@ -111,17 +111,21 @@ def test_state_limit_is_a_deterministic_error(track_folder: Path, tmp_path: Path
         job = plan_batch([str(path)], store, BatchSettings(max_states=states - 1)).jobs[0]
     low = run_job(job)
     assert low.status == "error" and low.error_kind == "limit"
-    assert f"passed {states - 1:,} states" in low.error
-    assert run_job(job).error == low.error  # the same layer every time
-    enough = dataclasses.replace(job, max_states=states)
-    assert run_job(enough).status == "ok"
+    assert low.error.startswith("state limit reached: the ")
+    assert low.error.endswith(f"(--max-states {states - 1})")
+    assert run_job(job).error == low.error  # the same search, the same place every time
+    enough = dataclasses.replace(job, max_states=10**9)
+    done = run_job(enough)
+    assert done.status == "ok" and done.states_explored == states
 
 
-def test_state_guard_raises_only_past_the_limit() -> None:
-    guard = state_guard(100)
-    guard(3, 10, 100)
-    with pytest.raises(Exception, match="state limit reached"):
-        guard(4, 10, 101)
+def test_the_state_limit_stops_certify_too(track_folder: Path, tmp_path: Path) -> None:
+    path = sorted(track_folder.iterdir())[0]
+    with ResultStore(tmp_path / "r.duckdb") as store:
+        job = plan_batch([str(path)], store, BatchSettings(mode="certify", max_states=3)).jobs[0]
+    out = run_job(job)
+    assert out.status == "error" and out.error_kind == "limit"
+    assert out.error.startswith("state limit reached: ") and "(--max-states 3)" in out.error
 
 
 def test_the_planned_bytes_are_analysed(track_folder: Path, tmp_path: Path) -> None:

@@ -13,6 +13,8 @@ strike, then does something long that only a signal ends:
   file and renaming it (for kill -9).
 
 OUT is passed as ``certify -o OUT``; ``-`` runs certify without an output file.
+The modes ``cpsat-timeout`` and ``sat-timeout`` run the same solves with
+``--timeout 2``: no signal from the parent, the watchdog must stop them.
 """
 
 from __future__ import annotations
@@ -72,9 +74,9 @@ def pigeonhole_sat(ctx: CertifyContext) -> list[CheckResult]:
                         "the solve ended without an interrupt", 0.0)]
 
 
-def certify_with(check, out: str) -> int:
+def certify_with(check, out: str, *extra: str) -> int:
     certificate.default_checks = lambda: [check]
-    return main(["certify", TINY, *([] if out == "-" else ["-o", out])])
+    return main(["certify", TINY, *([] if out == "-" else ["-o", out]), *extra])
 
 
 def slow_write(path: str) -> None:
@@ -93,4 +95,6 @@ if __name__ == "__main__":
         slow_write(arg)
         sys.exit(0)
     checks = {"cpsat": pigeonhole_cpsat, "sat": pigeonhole_sat}
+    if mode.endswith("-timeout"):
+        sys.exit(certify_with(checks[mode.removesuffix("-timeout")], arg, "--timeout", "2"))
     sys.exit(certify_with(checks[mode], arg))

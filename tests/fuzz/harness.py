@@ -4,11 +4,16 @@ The command line's contract for a track file (docs/track-format.md): exit 0
 with one line on stdout, or exit 2 with exactly one line `error: ...` on
 stderr and nothing on stdout; never a traceback. `analyze` must agree with
 `validate` (a track that validates is analysed, exit 0, and its SVG is
-well-formed XML; one that does not gives the same line and exit 2). A
-finding is any departure: an exception other than `SystemExit` with code
-0/1/2 ("traceback"), a run past the time budget ("hang", only when a budget
-is given: the test suite gives none, the big run does), another exit code,
-extra output lines, a disagreement between the two commands, a broken SVG.
+well-formed XML; one that does not gives the same line and exit 2). `analyze`
+runs with a modest `--max-states` (`MAX_STATES`): a valid track whose searches
+need more (e.g. an opening rule of 65,536 moves multiplies the state space by
+the phases) ends with exit 4 and one `error: state limit reached ...` line as
+the last line on stderr (progress lines may precede it in a long run) and
+nothing on stdout. A finding is any departure: an exception other than
+`SystemExit` with code 0/1/2/4 ("traceback"), a run past the time budget
+("hang", only when a budget is given: the test suite gives none, the big run
+does), another exit code, extra output lines, a disagreement between the two
+commands, a broken SVG.
 """
 
 from __future__ import annotations
@@ -28,7 +33,9 @@ from pathlib import Path
 from .mutate import Mutant, mutant
 
 MainFn = Callable[[Sequence[str]], int]
-EXITS = {"validate": {0, 2}, "analyze": {0, 2}}
+EXITS = {"validate": {0, 2}, "analyze": {0, 2, 4}}
+MAX_STATES = 200_000
+"""`analyze --max-states` in the fuzzer: every bundled track needs fewer."""
 
 
 class _Hang(BaseException):
@@ -70,6 +77,7 @@ class Summary:
     rejected: int = 0
     analysed: int = 0
     skipped_large: int = 0
+    limited: int = 0
     findings: list[Finding] = field(default_factory=list)
     problems: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
@@ -77,7 +85,8 @@ class Summary:
     def report(self) -> str:
         head = (f"{self.mutants} mutants in {self.seconds:.0f} s: {self.accepted} valid, "
                 f"{self.rejected} rejected with one line; analyze ran on {self.analysed} "
-                f"(skipped {self.skipped_large} larger than the size filter); "
+                f"(skipped {self.skipped_large} larger than the size filter; "
+                f"{self.limited} stopped at --max-states {MAX_STATES:,} with exit 4); "
                 f"{len(self.findings)} finding(s)")
         return "\n".join([head, *(f"  {k}: {v}" for k, v in sorted(self.problems.items())),
                           *(f"  {f.line()}" for f in self.findings)])
@@ -132,11 +141,22 @@ def _judge_exit(m: Mutant, c: Call, command: str) -> list[Finding]:
     if c.code == 2 and (c.out or not _one_error_line(c.err)):
         return [Finding(m, c.argv, "output", f"stdout {c.out[:100]!r}, stderr "
                         f"{c.err[:300]!r}")]
+    if c.code == 4 and (c.out or not _ends_with_limit_line(c.err)):
+        return [Finding(m, c.argv, "output", f"stdout {c.out[:100]!r}, stderr "
+                        f"{c.err[-300:]!r}")]
     return []
 
 
 def _one_error_line(err: str) -> bool:
     return err.startswith("error: ") and err.endswith("\n") and len(err.splitlines()) == 1
+
+
+def _ends_with_limit_line(err: str) -> bool:
+    """The last line says which limit was reached; no other line is an error."""
+    lines = err.splitlines()
+    return (err.endswith("\n") and bool(lines) and "limit reached: " in lines[-1]
+            and lines[-1].startswith("error: ")
+            and not any(line.startswith(("error", "Traceback")) for line in lines[:-1]))
 
 
 def check(m: Mutant, workdir: Path, main: MainFn, analyze_cells: int | None,
@@ -158,11 +178,15 @@ def check(m: Mutant, workdir: Path, main: MainFn, analyze_cells: int | None,
         return []
     svg = workdir / "mutant.svg"
     svg.unlink(missing_ok=True)
-    a = call(main, ["analyze", str(path), "-o", str(svg)], budget)
+    a = call(main, ["analyze", str(path), "-o", str(svg), "--max-states", str(MAX_STATES)],
+             budget)
     summary.analysed += 1
     found = _judge_exit(m, a, "analyze")
     if found:
         return found
+    if a.code == 4 and v.code == 0:
+        summary.limited += 1
+        return []
     if a.code != v.code:
         return [Finding(m, a.argv, "inconsistent", f"validate exit {v.code}, analyze exit "
                         f"{a.code}: {a.err.strip()[:200]!r}")]

@@ -26,11 +26,11 @@ from racecert.oracle.bfs import layered_bfs
 from racecert.oracle.dijkstra import (
     _IdMap,
     _Store,
-    _upper_bound,
     finish_distance,
     float_error,
     shortest_trajectory,
 )
+from racecert.oracle.yellow_bound import upper_bound
 
 
 def yellow(track: Track, selection: str = "exact"):
@@ -292,11 +292,12 @@ def test_upper_bound_gives_up_over_budget() -> None:
     t = load_track("tracks/espiral.toml")
     rules = VectorRaceRules(t)
     codec = StateCodec(t.width, t.height, rules.phase_limit + 1, keep_phase=True)
-    u = _upper_bound(rules, codec, _Store(finish_distance(t)), 10**9)
-    assert math.isfinite(u)
+    found = upper_bound(rules, codec, _Store(finish_distance(t)), 10**9)
+    u = found.value
+    assert math.isfinite(u) and found.moves >= 1
     ref = yellow(t)
     assert ref.length_float is not None and u >= ref.length_float - float_error(u)
-    assert _upper_bound(rules, codec, _Store(finish_distance(t)), 10) == math.inf
+    assert upper_bound(rules, codec, _Store(finish_distance(t)), 10).value == math.inf
 
 
 @given(st.lists(st.lists(st.integers(0, 10**12), max_size=30), max_size=12))

@@ -1,0 +1,141 @@
+"""Yellow's bounds (racecert.oracle.yellow_bound): the moves lower bound against a 1-D
+brute force, the exact finish distance, and the tie cut against the uncut search (which
+the brute force of test_dijkstra.py checks on small rooms), with a corruption test."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks.generate import corridor
+from racecert.model.errors import TrackError
+from racecert.model.parse import load_track, parse_track
+from racecert.model.radicals import RadicalSum
+from racecert.model.rules import CarState, StateArrays
+from racecert.model.track import Line, Track
+from racecert.oracle import dijkstra
+from racecert.oracle.bfs import layered_bfs
+from racecert.oracle.dijkstra import finish_distance, shortest_trajectory
+from racecert.oracle.yellow_bound import finish_gap2, moves_to_cross
+from tests.oracle.test_dijkstra import room
+
+
+def yellow(track: Track, selection: str = "exact", **kw):
+    return shortest_trajectory(track, selection, length_of=RadicalSum.of_vector,
+                               zero=RadicalSum.zero(), **kw)
+
+
+def brute_moves_1d(p: int, v: int, k: int, sign: int, horizon: int = 40) -> int | None:
+    """Fewest moves of a 1-D car (a in {-1, 0, 1}) from (p, v) to a move crossing the
+    boundary k + 1/2 in direction `sign` (from k to k + 1 for +, k + 1 to k for -)."""
+    frontier = {(p, v)}
+    for n in range(1, horizon + 1):
+        nxt = set()
+        for q, u in frontier:
+            for a in (-1, 0, 1):
+                w = u + a
+                r = q + w
+                if (sign > 0 and q <= k < r) or (sign < 0 and r <= k < q):
+                    return n
+                nxt.add((r, w))
+        frontier = nxt
+    return None
+
+
+@pytest.mark.parametrize("axis", ["x", "y"])
+@pytest.mark.parametrize("direction", ["+", "-"])
+def test_moves_to_cross_is_the_1d_minimum_or_below(axis: str, direction: str) -> None:
+    k = 6
+    line = Line(axis, k, 0, 3, f"{direction}{axis}", 0)
+    bound = moves_to_cross(SimpleNamespace(finish=line))  # only the finish line is read
+    sign = line.sign
+    cases = [(p, v) for p in range(-4, 18) for v in range(-5, 6)]
+    coords = np.array([c[0] for c in cases], dtype=np.int32)
+    vels = np.array([c[1] for c in cases], dtype=np.int32)
+    zeros = np.zeros(len(cases), dtype=np.int32)
+    states = (StateArrays(coords, zeros, vels, zeros, zeros, zeros, zeros) if axis == "x"
+              else StateArrays(zeros, coords, zeros, vels, zeros, zeros, zeros))
+    got = bound(states).tolist()
+    for (p, v), b in zip(cases, got, strict=True):
+        true = brute_moves_1d(p, v, k, sign)
+        assert true is not None and 1 <= b <= true, (p, v, b, true)
+        if (p <= k) if sign > 0 else (p >= k + 1):  # on the entry side: exact
+            assert b == true, (p, v, b, true)
+
+
+def test_finish_gap2_is_the_exact_finish_distance() -> None:
+    t = load_track("tracks/tiny_straight.toml")
+    states = StateArrays.of([CarState(1, 1), CarState(7, 1), CarState(4, 4)])
+    n = finish_gap2(t)(states).tolist()
+    assert n == [11**2, 1, 5**2 + 5**2]  # (2·5.5)², 1², (2·2.5)² + (2·2.5)²
+    exact = [(np.sqrt(v) + 1) / 2 for v in n]
+    assert all(f <= e for f, e in zip(finish_distance(t)(states).tolist(), exact, strict=True))
+
+
+def corridor_track(length: int) -> Track:
+    """The benchmark corridor: length x 5 cells with walls, end to end."""
+    return parse_track(corridor(length, 5).encode())
+
+
+def test_a_corridor_settles_about_as_many_states_as_its_bfs() -> None:
+    """Every straight trajectory landing just past F ties with yellow: without the cut
+    the exact search settled 344,324 states here; the layered BFS explores 8,234."""
+    t = corridor_track(1000)
+    y = yellow(t)
+    assert (y.moves, str(y.length)) == (45, "997")
+    assert y.states_settled <= layered_bfs(t).states_explored
+
+
+@st.composite
+def long_rooms(draw):
+    """Corridors of 20 to 60 cells, 1 to 3 rows, a few obstacles and rough cells."""
+    length = draw(st.integers(20, 60))
+    n_rows = draw(st.integers(1, 3))
+    rows = []
+    for _ in range(n_rows):
+        rows.append("".join(draw(st.sampled_from("......:#")) if 2 < i < length - 6 else "."
+                            for i in range(length - 2)))
+    opening = ""
+    if draw(st.booleans()):
+        opening = f"[opening]\nmoves = {draw(st.integers(1, 4))}\n"
+        if draw(st.booleans()):
+            opening += f"max_speed = {draw(st.integers(1, 3))}\n"
+    return room(length, rows, draw(st.integers(1, n_rows)), length - draw(st.integers(3, 8)),
+                opening)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_rooms())
+def test_the_cut_keeps_the_result(data: bytes) -> None:
+    """The bound and the tie cut against the search with neither (the brute force of
+    test_dijkstra.py vouches for that one on smaller rooms)."""
+    try:
+        t = parse_track(data)
+    except TrackError:
+        return
+    for sel in ("exact", "editor"):
+        a = yellow(t, sel)
+        b = yellow(t, sel, prune=False)
+        assert (a.reachable, a.moves, a.accelerations, a.length) == (
+            b.reachable, b.moves, b.accelerations, b.length)
+
+
+def test_a_cut_trusting_too_few_moves_changes_the_result(monkeypatch) -> None:
+    """Corruption: a bound claiming fewer moves than the tie-break needs cuts the yellow
+    trajectory itself; the comparison with the uncut search sees it."""
+    t = corridor_track(120)
+    honest = yellow(t)
+    real = dijkstra.upper_bound
+
+    def lying(*args, **kw):
+        found = real(*args, **kw)
+        return dataclasses.replace(found, moves=found.moves - 2)
+
+    monkeypatch.setattr(dijkstra, "upper_bound", lying)
+    broken = yellow(t)
+    assert (broken.moves, broken.accelerations) != (honest.moves, honest.accelerations)
