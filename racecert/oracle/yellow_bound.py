@@ -5,15 +5,17 @@ ties broken by fewer moves, then by the accelerations. Its exact search settles 
 order of their distance d from the start, so every state with d + (a lower bound on the
 length still needed) below the optimum is settled, and on a straight corridor or an open
 area that is a huge set of *exact* ties: every straight, monotone trajectory that lands
-just past the finish line is equally long, whatever its speeds (5 million states on a
+just past the finish line is equally long, whatever its speeds (3.9 million states on a
 5000 x 5 corridor, where the layered BFS needs 17 thousand). Two things here cut it back
 to what the tie-break needs, without changing the result:
 
 1. `upper_bound`: a best-first search on d + `finish_distance` (an A* in windows) that
    finds some arriving trajectory and returns its float length, its exact length (as a
    `RadicalForms` pair) and its number of moves. It settles each round the open states
-   within `WINDOW` of the smallest estimate and stops once no open state's estimate is
-   clearly below the best arrival found (or past its settle budget).
+   within `WINDOW` of the smallest estimate (of a crowded window, a plateau of ties, only
+   those with the fewest moves so far plus `moves_to_cross`: length first, then moves)
+   and stops once no open state's estimate is clearly below the best arrival found (or
+   past its settle budget).
 2. `MovesCut`: with that trajectory's exact length U and moves n, the exact search does
    not expand a settled state v whose exact estimate d(v) + h(v) equals U while its fewest
    moves from the start along shortest paths, m(v), plus a lower bound on the moves still
@@ -139,8 +141,9 @@ def moves_to_cross(track: Track) -> Callable[[StateArrays], np.ndarray]:
 def upper_bound(rules: RuleProfile, codec: StateCodec, store: _Store, settle_budget: int,
                 budget: StateBudget | None = None) -> YellowBound:
     """Some arriving trajectory, as short as a cheap best-first search finds (module
-    docstring, item 1); `NO_BOUND` when nothing arrives or the search settles more than
-    `settle_budget` states before any arrival.
+    docstring, item 1): the best arrival found when no open state's estimate is clearly
+    below it, or when more than `settle_budget` states are settled; `NO_BOUND` when
+    nothing arrives before that.
 
     Each round settles the open states whose estimate d + `finish_distance` is within
     `WINDOW` of the smallest; an improved distance keeps the fewer moves on float ties.
@@ -155,13 +158,11 @@ def upper_bound(rules: RuleProfile, codec: StateCodec, store: _Store, settle_bud
     open_ids = store.open(sid, np.zeros(0, dtype=np.int64))
     best = NO_BOUND
     settled = rounds = 0
-    while len(open_ids) and (settled <= settle_budget or best.found):
+    while len(open_ids) and settled <= settle_budget:
         f = store.dist[open_ids] + store.bound[open_ids]
         fmin = float(f.min())
         if best.found and best.value <= fmin + STOP_MARGIN * (best.value + 1.0):
             break  # no open state leads clearly below the best arrival
-        if settled > settle_budget:
-            break
         pick = f <= fmin + WINDOW
         window = np.flatnonzero(pick)
         if len(store.left) and len(window) > CROWDED:  # the fewest moves to finish first
