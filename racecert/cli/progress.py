@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import suppress
 from typing import Any, Protocol, TextIO
 
 from tqdm import tqdm
@@ -61,10 +62,8 @@ class PlainProgress:
         if self.last is not None and now - self.last < self.interval:
             return
         self.last = now
-        try:
+        with suppress(OSError, ValueError):  # a closed or broken stderr must not stop the work
             print(self.line(), file=self.stream, flush=True)
-        except (OSError, ValueError):  # a closed or broken stderr must not stop the work
-            pass
 
     def update(self, n: int = 1) -> None:
         self.n += n

@@ -24,12 +24,44 @@ This module imports only the solver libraries: it belongs with the encodings.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 WAIT_SLICE = 0.1
 """Seconds the main thread waits at a time for the solver thread (so Ctrl-C is seen)."""
+
+
+def _stoppable(call: Callable[[], Any], stop: Callable[[], None], name: str) -> Any:
+    """Run `call()` in a worker thread; on KeyboardInterrupt in the main thread, call
+    `stop()` until the worker has finished (a stop asked before the search began would be
+    lost, hence the loop; a second Ctrl-C does not abandon it), then re-raise."""
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # handed to the main thread below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    try:
+        while not done.wait(WAIT_SLICE):
+            continue
+    except KeyboardInterrupt:
+        while not done.is_set():
+            try:
+                stop()
+                done.wait(WAIT_SLICE)
+            except KeyboardInterrupt:
+                continue
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def cpsat_solve(solver: Any, model: Any, callback: Any = None) -> Any:
@@ -39,72 +71,14 @@ def cpsat_solve(solver: Any, model: Any, callback: Any = None) -> Any:
     the caller set: otherwise CP-SAT swallows Ctrl-C.
     """
     solver.parameters.catch_sigint_signal = False
-    done = threading.Event()
-    outcome: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            outcome["status"] = solver.Solve(model, callback)
-        except BaseException as exc:  # handed to the main thread below
-            outcome["error"] = exc
-        finally:
-            done.set()
-
-    worker = threading.Thread(target=work, name="cp-sat solve", daemon=True)
-    worker.start()
-    try:
-        while not done.wait(WAIT_SLICE):
-            pass
-    except KeyboardInterrupt:
-        _stop(solver, done)
-        raise
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["status"]
-
-
-def _stop(solver: Any, done: threading.Event) -> None:
-    """Ask the search to stop until the worker has finished (a stop asked before the
-    search began would be lost, hence the loop); a second Ctrl-C does not abandon it."""
-    while not done.is_set():
-        try:
-            solver.stop_search()
-            done.wait(WAIT_SLICE)
-        except KeyboardInterrupt:
-            continue
+    return _stoppable(lambda: solver.Solve(model, callback), solver.stop_search, "cp-sat solve")
 
 
 def pysat_solve_limited(solver: Any) -> bool | None:
     """`solver.solve_limited()` (its conflict budget set by the caller), stoppable by
-    Ctrl-C: the solve runs in a worker thread; on KeyboardInterrupt the main thread calls
-    ``solver.interrupt()``, waits for the worker and re-raises."""
-    done = threading.Event()
-    outcome: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            outcome["answer"] = solver.solve_limited(expect_interrupt=True)
-        except BaseException as exc:  # handed to the main thread below
-            outcome["error"] = exc
-        finally:
-            done.set()
-
-    worker = threading.Thread(target=work, name="sat solve", daemon=True)
-    worker.start()
-    try:
-        while not done.wait(WAIT_SLICE):
-            pass
-    except KeyboardInterrupt:
-        while not done.is_set():
-            try:
-                solver.interrupt()
-                done.wait(WAIT_SLICE)
-            except KeyboardInterrupt:
-                continue
-        raise
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["answer"]
+    Ctrl-C through ``solver.interrupt()``."""
+    return _stoppable(lambda: solver.solve_limited(expect_interrupt=True), solver.interrupt,
+                      "sat solve")
 
 
 @contextmanager
