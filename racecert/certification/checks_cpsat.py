@@ -22,10 +22,10 @@ from racecert.certification.geometry_check import crosscheck_geometry
 from racecert.independent.cpsat import CpsatResult, count_solutions, race_model, solve
 from racecert.independent.geometry import Geometry, VState
 from racecert.independent.movetable import (
-    MAX_TABLE_CANDIDATES,
     MoveTable,
-    move_table,
-    table_candidates,
+    TableBudget,
+    closure_table,
+    race_table,
 )
 from racecert.model.rules import CarState
 from racecert.model.track import Track
@@ -66,20 +66,18 @@ def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
     t0 = time.perf_counter()
     track, b = ctx.track, ctx.exact
     horizon = b.m_star if b.reachable and b.m_star else 2 * (track.width + track.height)
-    method = f"{CPSAT} (table: independent geometry, |v'| <= {horizon}, independent of the BFS)"
-
-    def na(reason: str) -> list[CheckResult]:
-        return [CheckResult("m*", b.m_star, method, None, "not-applicable", reason,
-                            time.perf_counter() - t0)]
+    method = f"{CPSAT} (table: every move reachable from the car's initial state)"
 
     def out_of_budget(where: str) -> list[CheckResult]:
         return [CheckResult("m*", b.m_star, method, None, "timeout",
                             f"CP-SAT used its budget of {ctx.cpsat_budget:g} deterministic time "
                             f"units {where}", time.perf_counter() - t0)]
 
-    if table_candidates(track, horizon) > MAX_TABLE_CANDIDATES:
-        return na(f"move table too large (> {MAX_TABLE_CANDIDATES:,} candidate moves)")
-    table = move_table(track, horizon)
+    try:
+        table = race_table(track)
+    except TableBudget as e:
+        return [CheckResult("m*", b.m_star, method, None, "timeout", str(e),
+                            time.perf_counter() - t0)]
     arte = (("table rows", str(len(table))), ("table scope", table.scope))
     if not b.reachable:
         r = solve(race_model(track, table, horizon, "within"), budget=ctx.cpsat_budget,
@@ -142,10 +140,15 @@ def check_count(ctx: CertifyContext) -> list[CheckResult]:
     if not b.reachable or not b.m_star:
         return na("the finish is unreachable: nothing to count")
     if b.optimal_count > ctx.count_limit:
-        return na(f"too many to enumerate ({b.optimal_count:,} > {ctx.count_limit:,})")
-    if table_candidates(track, b.m_star) > MAX_TABLE_CANDIDATES:
-        return na(f"move table too large (> {MAX_TABLE_CANDIDATES:,} candidate moves)")
-    table = move_table(track, b.m_star)
+        return [CheckResult("optimal_count", bv, method, None, "timeout",
+                            f"{b.optimal_count:,} trajectories: over the enumeration limit "
+                            f"of {ctx.count_limit:,} (--count-limit), not attempted",
+                            time.perf_counter() - t0)]
+    try:
+        table = race_table(track)
+    except TableBudget as e:
+        return [CheckResult("optimal_count", bv, method, None, "timeout", str(e),
+                            time.perf_counter() - t0)]
     r = count_solutions(race_model(track, table, b.m_star, "exact"), limit=ctx.count_limit,
                         budget=ctx.cpsat_budget)
     if r.count is None:
@@ -169,7 +172,7 @@ def _first_within(track: Track, table: MoveTable, initial: tuple, limit: int,
     """CP-SAT within `limit` moves: ('ok', length of the witness, witness), ('none', ...)
     when there is no continuation within `limit`, or ('unknown', ...) at the time limit."""
     r = solve(race_model(track, table, limit, "within", initial), budget=ctx.cpsat_budget,
-              workers=ctx.workers)
+              workers=ctx.workers, presolve=False)
     if r.status == "unknown":
         return "unknown", None, None
     if r.status == "infeasible":
@@ -186,18 +189,42 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
     if not b.reachable or b.dag is None or not b.m_star:
         return [CheckResult(f, None, CPSAT, None, "not-applicable", "no optimal final states",
                             0.0) for f in figures]
+    cont = None if ctx.analysis is None else ctx.analysis.continuity
+    if cont is not None and not cont.applicable:
+        return [CheckResult(f, None, CPSAT, None, "not-applicable",
+                            "a stage: continuity into another lap does not apply", 0.0)
+                for f in figures]
     arr = b.dag.arrive_state
     finals = sorted({arr.state(i) for i in range(len(arr))},
                     key=lambda s: (s.kinematic, s.progress))
     horizon = 2 * b.m_star + 4
-    speed = max(max(abs(s.vx), abs(s.vy)) for s in finals)
-    vmax = min(max(track.width, track.height) - 1, speed + horizon)
-    if table_candidates(track, vmax) > MAX_TABLE_CANDIDATES:
-        return [CheckResult(f, None, CPSAT, None, "not-applicable",
-                            f"move table too large (> {MAX_TABLE_CANDIDATES:,} candidates)",
-                            time.perf_counter() - t0) for f in figures]
-    table = move_table(track, vmax)
+    try:
+        table = closure_table(track, tuple(sorted({(s.x, s.y, s.vx, s.vy, s.layer)
+                                                   for s in finals})),
+                              "the optimal final states")
+    except TableBudget as e:
+        return [CheckResult(f, None, CPSAT, None, "timeout", str(e), time.perf_counter() - t0)
+                for f in figures]
     oracle = _continuation_oracle(track)
+    memo: dict[tuple[int, ...], tuple] = {}
+
+    def decide(init: tuple) -> tuple:
+        """Bounded BFS length, its reachability, and CP-SAT's first continuation from
+        `init` (shared by both variants where their starts coincide)."""
+        if init not in memo:
+            ref = layered_bfs(track, "exact", initial=CarState(*init), max_depth=horizon)
+            bfs_len = ref.m_star if ref.reachable else None
+            st, length, wit = _first_within(track, table, init, bfs_len or horizon, ctx)
+            if st == "ok" and bfs_len is not None and bfs_len > 1:
+                below = solve(race_model(track, table, bfs_len - 1, "within", init),
+                              budget=ctx.cpsat_budget, workers=ctx.workers, presolve=False)
+                if below.status == "unknown":
+                    st = "unknown"
+                elif below.status == "feasible":
+                    length, wit = len(below.positions) - 1, below
+            memo[init] = (bfs_len, ref.reachable, st, length, wit)
+        return memo[init]
+
     out = []
     for fig, race in zip(figures, (True, False), strict=True):
         t1 = time.perf_counter()
@@ -211,19 +238,12 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
             if ctx.continuity_max_states is not None and checked >= ctx.continuity_max_states:
                 stop = f"checked the first {checked} of {len(starts)} final states (cap)"
                 break
-            ref = layered_bfs(track, "exact", initial=CarState(*init), max_depth=horizon)
-            bfs_len = ref.m_star if ref.reachable else None
-            verdict_ref = oracle(init) if oracle is not None else ref.reachable
-            st, length, wit = _first_within(track, table, init, bfs_len or horizon, ctx)
+            bfs_len, reached, st, length, wit = decide(init)
+            verdict_ref = oracle(init) if oracle is not None else reached
             if st == "unknown":
                 stop = (f"CP-SAT used its budget of {ctx.cpsat_budget:g} deterministic time "
                         f"units on {init}")
                 break
-            if st == "ok" and bfs_len is not None and bfs_len > 1:
-                below = solve(race_model(track, table, bfs_len - 1, "within", init),
-                              budget=ctx.cpsat_budget, workers=ctx.workers)
-                if below.status == "feasible":
-                    length, wit = len(below.positions) - 1, below
             checked += 1
             ref_yes += verdict_ref
             cp_yes += st == "ok"

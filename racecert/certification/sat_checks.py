@@ -37,7 +37,7 @@ from pathlib import Path
 from racecert.certification.context import CertifyContext, CheckResult
 from racecert.independent.drup import DrupResult, check_drup
 from racecert.independent.geometry import Geometry
-from racecert.independent.movetable import MoveTable, move_table
+from racecert.independent.movetable import MoveTable, race_table
 from racecert.independent.onehot import (
     OneHotCnf,
     OneHotSolve,
@@ -62,11 +62,12 @@ from racecert.independent.sat import (
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult
 
-SAT_MAX_MSTAR = 60
-"""Tracks with a larger m* are reported as not applicable (size limit of the pure-Python
-encoder and checker; see docs/crosscheck.md)."""
-ONEHOT_MAX_MSTAR = 40
-"""The one-hot lower bound runs on tracks with m* <= this (issue #4's target)."""
+SAT_MAX_CELLS = 2_000_000
+"""Size budget of the reachability-cut CNF: untimed closure states x m* (an upper bound on
+its variables). Beyond it the check says `timeout` with the numbers: the pure-Python
+encoder and checker need about 1.6 KB per variable (llanura: 6.4 M variables, 10.6 GB)."""
+ONEHOT_MAX_MSTAR = 60
+"""The one-hot lower bound runs on tracks with m* <= this (espiral, m* = 58: 22 s)."""
 ONEHOT_MAX_PROOF_BYTES = 100_000_000
 """A larger one-hot proof is not checked (the check runs at about 0.5-1 s per MB); the
 result is then not-applicable, with the measured size."""
@@ -162,12 +163,17 @@ def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None
     """Both SAT checks of m* for `track`, with measurements; the proof goes to `out_dir`."""
     t0 = time.perf_counter()
     if table is None:
-        table = move_table(track, m_star)
+        table = race_table(track)
     table_s = time.perf_counter() - t0
     successors = table_successors(table, track)
     k = OpeningRule.of(track).moves
     s0 = initial_state(track)
     closure = untimed_closure(successors, s0, k)
+    if len(closure) * m_star > SAT_MAX_CELLS:
+        raise SolverBudgetExceeded(
+            f"the reachability-cut CNF would hold up to {len(closure):,} closure states x "
+            f"{m_star} steps, over its size budget of {SAT_MAX_CELLS:,} (pure-Python encoder "
+            "and proof checker)")
     proof_path = _proof_path(out_dir, f"{_slug(track.name)}-T{m_star - 1}.drup")
     lower, st = _lower_bound(track, successors, s0, m_star, k, closure, proof_path, solver)
     upper, sat_s = _upper_bound(track, successors, s0, m_star, k, closure, solver)
@@ -285,7 +291,7 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
     if m_star < 2:
         raise ValueError("m* must be at least 2 for a lower bound at m*-1")
     if table is None:
-        table = move_table(track, m_star)
+        table = race_table(track)
     proof_path = _proof_path(out_dir, f"{_slug(track.name)}-onehot-T{m_star - 1}.drup")
     t0 = time.perf_counter()
     tried: list[tuple[OneHotCnf, OneHotSolve, float]] = []
@@ -331,20 +337,17 @@ def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
     """The SAT checks of certify: reachability-cut lower bound (checked DRUP proof) and upper
     bound (replay), then the one-hot lower and upper bounds (`onehot_checks`).
 
-    Not applicable when the track is unreachable or m* exceeds SAT_MAX_MSTAR.
+    Not applicable when the track is unreachable; `timeout` past the size budgets.
     """
     if not bfs.reachable or bfs.m_star is None:
         return [CheckResult("m*", "unreachable", "SAT", None, "not-applicable",
                                "the BFS reports no arrival; nothing to bound", 0.0)]
-    if bfs.m_star > SAT_MAX_MSTAR:
-        return [CheckResult("m*", bfs.m_star, "SAT", None, "timeout",
-                            f"m* > {SAT_MAX_MSTAR}: beyond the size budget of the pure-Python "
-                            "CNF encoder and proof checker", 0.0)]
     try:
         cert = sat_certificate(track, bfs.m_star, out_dir)
+        cut = [cert.lower, cert.upper]
     except SolverBudgetExceeded as exc:
-        return [CheckResult(LOWER_CUT, bfs.m_star, "SAT", None, "timeout", str(exc), 0.0)]
-    return [cert.lower, cert.upper, *onehot_checks(track, bfs, out_dir)]
+        cut = [CheckResult(LOWER_CUT, bfs.m_star, "SAT", None, "timeout", str(exc), 0.0)]
+    return [*cut, *onehot_checks(track, bfs, out_dir)]
 
 
 def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None

@@ -40,6 +40,7 @@ from ortools.sat.python import cp_model
 from racecert.independent.interrupt import cpsat_solve
 from racecert.independent.movetable import MoveTable
 from racecert.independent.race_rules import TRANSITIONS, OpeningRule, initial_state
+from racecert.independent.tube import step_rows
 from racecert.model.track import Track
 
 ArrivalMode = Literal["exact", "within"]
@@ -65,6 +66,7 @@ class RaceModel:
     opening: OpeningRule | None = None
     arrival: ArrivalMode = "exact"
     layers: int = 1
+    step_rows: Sequence[Sequence[tuple[int, ...]]] | None = None  # per step, if narrowed
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class CpsatResult:
     seconds: float = 0.0
     build_seconds: float = 0.0
     solver_status: str = ""
+    deterministic_time: float = 0.0  # CP-SAT's deterministic work units spent
 
 
 @dataclass
@@ -105,13 +108,15 @@ def build(m: RaceModel) -> tuple[cp_model.CpModel, _Vars]:
     md.Add(v.layer[0] == l0)
     md.Add(v.done[0] == 0)
     prog = md.NewConstant(prog0)
-    rows = list(m.rows)
-    if m.arrival == "within":
-        table = [r + (0,) for r in rows] + [(x, y, x, y, lay, lay, 0, 0, 0, 1)
-                                            for x, y, lay in m.endable]
-    else:
-        table = rows
+    stays = [(x, y, x, y, lay, lay, 0, 0, 0, 1) for x, y, lay in m.endable]
+
+    def step_table(t: int) -> list[tuple[int, ...]]:
+        rows = list(m.rows if m.step_rows is None else m.step_rows[t])
+        return [r + (0,) for r in rows] + stays if m.arrival == "within" else rows
+
+    shared = step_table(0) if m.step_rows is None else None
     for t in range(T):
+        table = shared if shared is not None else step_table(t)
         s, f, sbf = (md.NewBoolVar(f"{n}{t}") for n in ("s", "f", "sbf"))
         cols = [v.x[t], v.y[t], v.x[t + 1], v.y[t + 1], v.layer[t], v.layer[t + 1], s, f, sbf]
         real: list[cp_model.IntVar] = []
@@ -157,31 +162,40 @@ def _opening(md: cp_model.CpModel, rule: OpeningRule, phase: int, v: _Vars, t: i
 
 
 def race_model(track: Track, table: MoveTable, horizon: int, arrival: ArrivalMode,
-               initial: tuple[int, int, int, int, int, int, int] | None = None) -> RaceModel:
+               initial: tuple[int, int, int, int, int, int, int] | None = None, *,
+               narrow: bool = True) -> RaceModel:
     """The model of `track` over `horizon` moves with the given table (from rest by default:
-    initial = (x, y, vx, vy, layer, progress, phase))."""
+    initial = (x, y, vx, vy, layer, progress, phase)). `narrow`: give each step only the
+    rows a trajectory from `initial` can use there (`racecert.independent.tube`: the same
+    solutions, a smaller model)."""
     if initial is None:
         initial = (*initial_state(track), 0)
+    steps = (step_rows(table.rows, initial[:5], horizon) if narrow and horizon >= 1
+             else None)
     return RaceModel(horizon, track.width, track.height, table.rows, table.endable, initial,
-                     OpeningRule.of(track), arrival, track.layers)
+                     OpeningRule.of(track), arrival, track.layers, steps)
 
 
-def _solver(budget: float | None, workers: int) -> cp_model.CpSolver:
+def _solver(budget: float | None, workers: int, presolve: bool = True) -> cp_model.CpSolver:
     """A CP-SAT solver bounded by `budget` units of deterministic time (not wall seconds:
-    the same verdict on a loaded or slow machine); one worker keeps it reproducible."""
+    the same verdict on a loaded or slow machine); one worker keeps it reproducible.
+    `presolve=False` skips CP-SAT's presolve, whose probing costs about a second even on
+    small models (worth it for many small solves)."""
     s = cp_model.CpSolver()
     s.parameters.num_workers = workers
+    s.parameters.cp_model_presolve = presolve
     if budget is not None:
         s.parameters.max_deterministic_time = budget
     return s
 
 
-def solve(m: RaceModel, *, budget: float | None = None, workers: int = 1) -> CpsatResult:
+def solve(m: RaceModel, *, budget: float | None = None, workers: int = 1,
+          presolve: bool = True) -> CpsatResult:
     """Feasibility of `m`, with a witness trajectory when feasible."""
     t0 = time.perf_counter()
     md, v = build(m)
     t1 = time.perf_counter()
-    solver = _solver(budget, workers)
+    solver = _solver(budget, workers, presolve)
     st = cpsat_solve(solver, md)
     t2 = time.perf_counter()
     name = solver.StatusName(st)
@@ -191,9 +205,11 @@ def solve(m: RaceModel, *, budget: float | None = None, workers: int = 1) -> Cps
         if m.arrival == "within":  # cut the stays after the arrival
             last = next(t for t in range(m.horizon + 1) if solver.Value(v.done[t]))
             pos, lay = pos[: last + 1], lay[: last + 1]
-        return CpsatResult("feasible", tuple(pos), tuple(lay), t2 - t1, t1 - t0, name)
+        return CpsatResult("feasible", tuple(pos), tuple(lay), t2 - t1, t1 - t0, name,
+                           solver.deterministic_time)
     status: Status = "infeasible" if st == cp_model.INFEASIBLE else "unknown"
-    return CpsatResult(status, seconds=t2 - t1, build_seconds=t1 - t0, solver_status=name)
+    return CpsatResult(status, seconds=t2 - t1, build_seconds=t1 - t0, solver_status=name,
+                       deterministic_time=solver.deterministic_time)
 
 
 @dataclass(frozen=True)

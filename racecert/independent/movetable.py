@@ -29,6 +29,7 @@ from __future__ import annotations
 import bisect
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -37,7 +38,7 @@ import numpy as np
 
 from racecert.independent.fastgeom import touched_cells
 from racecert.independent.geometry import HALF, Geometry
-from racecert.independent.race_rules import COLUMNS
+from racecert.independent.race_rules import COLUMNS, initial_state
 from racecert.model.track import Line, Track
 
 _OFF, _RAMP = 0, 3
@@ -189,3 +190,106 @@ def _moves_for(track: Track, surf: np.ndarray, endable: np.ndarray, px: np.ndarr
         return None
     cols = (px, py, px + vx, py + vy, np.full(n, l0), cur, flags["start"], flags["finish"], sbf)
     return np.stack([np.asarray(c, dtype=np.int64)[keep] for c in cols], axis=1)
+
+
+class TableBudget(Exception):
+    """The reachable-move closure would exceed its state budget (the message names it)."""
+
+
+DEFAULT_CLOSURE_STATES = 5_000_000
+"""States (x, y, vx, vy, layer) the reachable-move closure may visit (int64 keys)."""
+
+
+def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int, int]],
+                         what: str, *, max_states: int = DEFAULT_CLOSURE_STATES
+                         ) -> MoveTable:
+    """Every valid move a car can make from the `starts` (x, y, vx, vy, layer) and from
+    every state those moves reach, as table rows (sorted, so models are deterministic).
+
+    The closure is untimed and ignores the opening rule and the arrival (a car may keep
+    driving after the finish), so it is a superset of the moves any trajectory from the
+    starts can use, at any horizon; no speed bound is assumed. Moves are generated lazily,
+    one displacement and start layer at a time, by the same vectorised enumeration as
+    `build_move_table`, so the table holds only moves of states a car can be in.
+    `TableBudget` past `max_states` visited states.
+
+    >>> # reachable_move_table(track, [(1, 1, 0, 0, 0)], "the car at rest")
+    """
+    t0 = time.perf_counter()
+    g = Geometry(track)
+    surf = _surface_array(g, track)
+    w, h = track.width, track.height
+    endable = (surf == 1) | (surf == 3)
+    span = 2 * (w + h) + 4  # |v| < w, h on the grid: keys are exact
+
+    def key(s: np.ndarray) -> np.ndarray:  # (n, 5) states -> one int64 each
+        x, y, vx, vy, lay = (s[:, i].astype(np.int64) for i in range(5))
+        return (((lay * h + y) * w + x) * span + vx + span // 2) * span + vy + span // 2
+
+    frontier = np.unique(np.asarray(starts, dtype=np.int64).reshape(-1, 5), axis=0)
+    seen = set(key(frontier).tolist())
+    expanded: set[tuple[int, int, int, int, int]] = set()
+    out: list[np.ndarray] = []
+    while len(frontier):
+        # (x, y, layer, dx, dy) of every move the frontier can attempt
+        acc = np.array(ACCEL_GRID, dtype=np.int64)
+        x = np.repeat(frontier[:, 0], 9)
+        y = np.repeat(frontier[:, 1], 9)
+        lay = np.repeat(frontier[:, 4], 9)
+        dx = np.repeat(frontier[:, 2], 9) + np.tile(acc[:, 0], len(frontier))
+        dy = np.repeat(frontier[:, 3], 9) + np.tile(acc[:, 1], len(frontier))
+        ok = ((dx != 0) | (dy != 0)) & (x + dx >= 0) & (x + dx < w) & (y + dy >= 0) \
+            & (y + dy < h)
+        moves = np.unique(np.stack([lay, dx, dy, x, y], axis=1)[ok], axis=0)
+        new_rows: list[np.ndarray] = []
+        groups = np.unique(moves[:, :3], axis=0)
+        for l0, mx, my in groups.tolist():
+            sel = moves[(moves[:, 0] == l0) & (moves[:, 1] == mx) & (moves[:, 2] == my)]
+            fresh = [i for i, (px, py) in enumerate(sel[:, 3:].tolist())
+                     if (px, py, l0, mx, my) not in expanded]
+            if not fresh:
+                continue
+            sel = sel[fresh]
+            expanded.update((px, py, l0, mx, my) for px, py in sel[:, 3:].tolist())
+            rows = _moves_for(track, surf, endable, sel[:, 3], sel[:, 4], mx, my, l0)
+            if rows is not None:
+                new_rows.append(rows)
+        if not new_rows:
+            break
+        rows = np.concatenate(new_rows)
+        out.append(rows)
+        nxt = np.stack([rows[:, 2], rows[:, 3], rows[:, 2] - rows[:, 0],
+                        rows[:, 3] - rows[:, 1], rows[:, 5]], axis=1)
+        nxt = np.unique(nxt, axis=0)
+        keys = key(nxt).tolist()
+        fresh_states = [i for i, k in enumerate(keys) if k not in seen]
+        seen.update(keys[i] for i in fresh_states)
+        if len(seen) > max_states:
+            raise TableBudget(f"the reachable-move closure exceeds its budget of "
+                              f"{max_states:,} states")
+        frontier = nxt[fresh_states]
+    allrows = (np.unique(np.concatenate(out), axis=0) if out
+               else np.zeros((0, len(COLUMNS)), dtype=np.int64))
+    vmax = int(np.abs(allrows[:, 2:4] - allrows[:, 0:2]).max()) if len(allrows) else 0
+    ends = np.argwhere(endable)
+    scope = (f"every move reachable from {what} ({len(seen):,} states (x, y, vx, vy, layer) "
+             "in the untimed closure, |a|inf <= 1, opening rule not applied: a superset; "
+             "independent geometry; independent of the BFS)")
+    return MoveTable(tuple(map(tuple, allrows.tolist())), vmax,
+                     tuple((int(x), int(y), int(lay)) for lay, y, x in ends), scope,
+                     time.perf_counter() - t0)
+
+
+ACCEL_GRID = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
+
+
+@lru_cache(maxsize=4)
+def closure_table(track: Track, starts: tuple[tuple[int, int, int, int, int], ...],
+                  what: str) -> MoveTable:
+    """`reachable_move_table`, cached per (track, starts): the checks of one run share it."""
+    return reachable_move_table(track, starts, what)
+
+
+def race_table(track: Track) -> MoveTable:
+    """Every move reachable from the car's initial state (the table of the race models)."""
+    return closure_table(track, (initial_state(track)[:5],), "the car's initial state")

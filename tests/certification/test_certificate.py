@@ -70,27 +70,29 @@ def test_wrong_count_disagrees() -> None:
     assert r.verdict == "disagree" and r.bfs_value == "4" and r.method_value == "3"
 
 
-def test_count_too_large_is_not_applicable() -> None:
+def test_count_too_large_is_a_named_limit() -> None:
+    """Over --count-limit the enumeration is not attempted: a budget (timeout), never
+    not-applicable (the count exists; another method confirms it)."""
     r = checks_cpsat.check_count(_ctx(count_limit=2))[0]
-    assert r.verdict == "not-applicable" and "too many" in r.reason
+    assert r.verdict == "timeout" and "--count-limit" in r.reason
 
 
 def test_wrong_move_table_entry_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
     """Drop the first move of every optimal trajectory from the table: m* disagrees."""
-    real = movetable.build_move_table
+    real = movetable.reachable_move_table
 
-    def broken(track, vmax):
-        t = real(track, vmax)
+    def broken(track, starts, what):
+        t = real(track, starts, what)
         x, y = track.car.position
         rows = tuple(r for r in t.rows if not (r[:2] == (x, y) and r[2:4] == (x + 1, y)))
         return MoveTable(rows, t.vmax, t.endable, t.scope, 0.0)
 
-    movetable.move_table.cache_clear()
-    monkeypatch.setattr(movetable, "build_move_table", broken)
+    movetable.closure_table.cache_clear()
+    monkeypatch.setattr(movetable, "reachable_move_table", broken)
     try:
         r = checks_cpsat.check_m_star(_ctx())[0]
     finally:
-        movetable.move_table.cache_clear()
+        movetable.closure_table.cache_clear()
     assert r.verdict == "disagree"
 
 

@@ -127,8 +127,9 @@ def test_one_flipped_clause_of_the_cnf_changes_the_verdict(nocont) -> None:
 
 def test_certify_fails_when_the_solver_proof_is_corrupted(monkeypatch: pytest.MonkeyPatch,
                                                           tmp_path: Path) -> None:
-    """A solver that hands back a proof without its lemmas fails the whole certificate."""
-    track = load_track(TRACKS / "apertura.toml")
+    """A solver that hands back a proof without its lemmas fails the whole certificate
+    (a track whose strongest one-hot domain needs lemmas: 884 proof lines)."""
+    track = load_track(TRACKS / "tiny_circuit_race_vs_editor.toml")
     ok = certify(track, checks=[sat_checks.check_sat], out_dir=tmp_path)
     assert ok.ok
     figures = [r.figure for r in ok.results]
@@ -156,13 +157,18 @@ def test_a_wrong_table_entry_makes_the_onehot_lower_bound_disagree(tmp_path: Pat
     assert "replays: move" in cert.lower.reason  # the spurious trajectory does not replay
 
 
-def test_timeout_beyond_the_size_budget() -> None:
+def test_timeout_beyond_the_size_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """Too large for the encoder is a named budget (timeout), never not-applicable."""
-    track = load_track(TRACKS / "espiral.toml")
+    track = load_track(TRACKS / "tiny_spiral_stage.toml")
     bfs = layered_bfs(track, "exact")
-    assert bfs.m_star is not None and bfs.m_star > sat_checks.ONEHOT_MAX_MSTAR
+    assert bfs.m_star is not None
+    monkeypatch.setattr(sat_checks, "ONEHOT_MAX_MSTAR", bfs.m_star - 1)
     [r] = sat_checks.onehot_checks(track, bfs)
     assert r.verdict == "timeout" and r.figure == LOWER_ONEHOT and "budget" in r.reason
+    monkeypatch.setattr(sat_checks, "SAT_MAX_CELLS", bfs.m_star)
+    first, *rest = sat_checks.sat_checks(track, bfs)
+    assert first.verdict == "timeout" and "size budget" in first.reason
+    assert rest[0].verdict == "timeout"  # the one-hot checks still run (and hit their budget)
 
 
 def test_a_conflict_budget_ends_the_solve_with_timeout() -> None:
