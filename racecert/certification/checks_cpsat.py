@@ -118,9 +118,11 @@ def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
         return [CheckResult("m*", m, method, None, "disagree",
                             f"the CP-SAT witness does not replay: {why}",
                             time.perf_counter() - t0, arte)]
+    spent = at.deterministic_time + (below.deterministic_time if m >= 2 else 0.0)
     return [CheckResult("m*", m, method, m, "agree",
                         f"infeasible within {m - 1} moves, feasible at {m}; witness replayed",
-                        time.perf_counter() - t0, arte)]
+                        time.perf_counter() - t0, arte,
+                        work=f"{spent:.2f} deterministic time units; table {len(table):,} rows")]
 
 
 # -- optimal count ---------------------------------------------------------------------
@@ -161,18 +163,24 @@ def check_count(ctx: CertifyContext) -> list[CheckResult]:
     verdict = "agree" if str(r.count) == bv else "disagree"
     return [CheckResult("optimal_count", bv, method, str(r.count), verdict,
                         f"every trajectory with first arrival at m* = {b.m_star} enumerated",
-                        time.perf_counter() - t0, (("limit", str(ctx.count_limit)),))]
+                        time.perf_counter() - t0, (("limit", str(ctx.count_limit)),),
+                        work=f"{r.deterministic_time:.2f} deterministic time units, "
+                             f"{r.count:,} solutions")]
 
 
 # -- continuity ------------------------------------------------------------------------
 
 
 def _first_within(track: Track, table: MoveTable, initial: tuple, limit: int,
-                  ctx: CertifyContext) -> tuple[str, int | None, CpsatResult | None]:
+                  ctx: CertifyContext, spent: list
+                  ) -> tuple[str, int | None, CpsatResult | None]:
     """CP-SAT within `limit` moves: ('ok', length of the witness, witness), ('none', ...)
-    when there is no continuation within `limit`, or ('unknown', ...) at the time limit."""
+    when there is no continuation within `limit`, or ('unknown', ...) at the time limit.
+    `spent` accumulates [solves, deterministic time]."""
     r = solve(race_model(track, table, limit, "within", initial), budget=ctx.cpsat_budget,
               workers=ctx.workers, presolve=False)
+    spent[0] += 1
+    spent[1] += r.deterministic_time
     if r.status == "unknown":
         return "unknown", None, None
     if r.status == "infeasible":
@@ -207,6 +215,7 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
                 for f in figures]
     oracle = _continuation_oracle(track)
     memo: dict[tuple[int, ...], tuple] = {}
+    spent = [0, 0.0]  # CP-SAT solves, deterministic time units
 
     def decide(init: tuple) -> tuple:
         """Bounded BFS length, its reachability, and CP-SAT's first continuation from
@@ -214,10 +223,12 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
         if init not in memo:
             ref = layered_bfs(track, "exact", initial=CarState(*init), max_depth=horizon)
             bfs_len = ref.m_star if ref.reachable else None
-            st, length, wit = _first_within(track, table, init, bfs_len or horizon, ctx)
+            st, length, wit = _first_within(track, table, init, bfs_len or horizon, ctx, spent)
             if st == "ok" and bfs_len is not None and bfs_len > 1:
                 below = solve(race_model(track, table, bfs_len - 1, "within", init),
                               budget=ctx.cpsat_budget, workers=ctx.workers, presolve=False)
+                spent[0] += 1
+                spent[1] += below.deterministic_time
                 if below.status == "unknown":
                     st = "unknown"
                 elif below.status == "feasible":
@@ -290,7 +301,10 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
                                tuple((f"mismatch {i + 1}", m) for i, m in enumerate(bad[:10]))
                                + (("final states", str(len(starts))),
                                   ("continuable final states", f"{cp_yes}/{checked} "
-                                   f"(oracle {ref_yes}/{checked})"))))
+                                   f"(oracle {ref_yes}/{checked})")),
+                               work=f"{spent[0]} CP-SAT solves so far (shared by both "
+                                    f"variants), {spent[1]:.2f} deterministic time units; "
+                                    f"table {len(table):,} rows"))
     return out
 
 

@@ -220,6 +220,7 @@ class CountResult:
     complete: bool
     seconds: float
     reason: str = ""
+    deterministic_time: float = 0.0
 
 
 class _Counter(cp_model.CpSolverSolutionCallback):
@@ -253,9 +254,10 @@ def count_solutions(m: RaceModel, *, limit: int = 20_000, budget: float | None =
     cb = _Counter(limit)
     st = cpsat_solve(solver, md, cb)
     secs = time.perf_counter() - t0
+    spent = solver.deterministic_time
     if cb.over:
-        return CountResult(None, False, secs, f"more than {limit:,} solutions")
+        return CountResult(None, False, secs, f"more than {limit:,} solutions", spent)
     if st in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
-        return CountResult(cb.n, True, secs)
+        return CountResult(cb.n, True, secs, deterministic_time=spent)
     return CountResult(None, False, secs,
-                       f"stopped by its deterministic budget ({solver.StatusName(st)})")
+                       f"stopped by its deterministic budget ({solver.StatusName(st)})", spent)

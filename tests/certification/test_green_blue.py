@@ -16,7 +16,7 @@ from racecert.certification import green_blue_checks
 from racecert.certification.context import CertifyContext
 from racecert.independent.cpsat import race_model
 from racecert.independent.cpsat_lengths import SCALE, exact_length, extreme_length, move_weight
-from racecert.independent.movetable import MoveTable, move_table
+from racecert.independent.movetable import MoveTable, move_table, race_table
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
 from racecert.oracle.bfs import layered_bfs
@@ -146,11 +146,20 @@ def test_a_wrong_length_or_tie_count_disagrees() -> None:
 def test_a_dropped_move_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the move green's trajectories start with, CP-SAT finds another length."""
     track = parse_track(STRAIGHT.encode())
-    real = move_table(track, 5)
+    real = race_table(track)
     rows = tuple(r for r in real.rows if not (r[:2] == (1, 2) and r[2:4] == (2, 2)))
     assert len(rows) < len(real.rows)
-    monkeypatch.setattr(green_blue_checks, "move_table",
-                        lambda t, v: dataclasses.replace(real, rows=rows))
+    monkeypatch.setattr(green_blue_checks, "race_table",
+                        lambda t: dataclasses.replace(real, rows=rows))
     res = green_blue_checks.check_green_blue(_ctx(track))
     assert "disagree" in [r.verdict for r in res]
     assert isinstance(real, MoveTable)
+
+
+def test_a_table_over_the_size_budget_is_a_named_timeout(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    track = parse_track(STRAIGHT.encode())
+    monkeypatch.setattr(green_blue_checks, "MAX_TABLE_ROWS", 3)
+    res = green_blue_checks.check_green_blue(_ctx(track))
+    assert [r.verdict for r in res] == ["timeout", "timeout"]
+    assert all("size budget of 3" in r.reason for r in res)
