@@ -196,10 +196,11 @@ class TableBudget(Exception):
     """The reachable-move closure would exceed its state budget (the message names it)."""
 
 
-DEFAULT_CLOSURE_STATES = 2_000_000
-"""States (x, y, vx, vy, layer) the reachable-move closure may visit; with about nine rows
-of nine ints per state (a Python tuple each, about 130 bytes) this keeps a table within
-about 2.5 GB (open 120x120 exceeds it: its closure holds every speed on every cell)."""
+DEFAULT_CLOSURE_STATES = 500_000
+"""States (x, y, vx, vy, layer) the reachable-move closure may visit. The table (about nine
+rows per state, a Python tuple each) and the models' per-step graph over it (a few KB per
+state) stay within about 2.5 GB; llanura's closure holds 160,426 states, open 120x120's
+holds every speed on every cell and exceeds it."""
 
 
 def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int, int]],

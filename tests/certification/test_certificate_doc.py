@@ -1,0 +1,31 @@
+"""The full certificate shown in docs/certificate.md is what `racecert certify` prints."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_documented_certificate_is_reproduced(tmp_path: Path) -> None:
+    doc = (ROOT / "docs" / "certificate.md").read_text()
+    block = re.search(r"## A full certificate.*?```\n(.*?)```", doc, re.S)
+    assert block is not None
+    shown = block.group(1).strip().splitlines()
+    out = tmp_path / "out" / "cert.json"
+    out.parent.mkdir()
+    p = subprocess.run([sys.executable, "-m", "racecert", "certify",
+                        "tracks/tiny_circuit_nocont.toml", "-o", str(out)],
+                       capture_output=True, text=True, cwd=ROOT, check=False)
+    assert p.returncode == 0, p.stderr
+    printed = p.stdout.split("\n\nchecks:")[0].strip().splitlines()
+    assert printed == shown
+    names = sorted(f.name for f in out.parent.iterdir())
+    assert "cert.json" in names
+    stems = {n.rsplit(".", 1)[0] for n in names if n.endswith((".cnf", ".drup"))}
+    assert all(f"{s}.cnf" in names and f"{s}.drup" in names for s in stems)
+    assert any(s.endswith("-onehot-T16") for s in stems)
+    assert sum("-continuity-" in s for s in stems) == 6
