@@ -37,7 +37,7 @@ from pathlib import Path
 from racecert.certification.context import CertifyContext, CheckResult
 from racecert.independent.drup import DrupResult, check_drup
 from racecert.independent.geometry import Geometry
-from racecert.independent.movetable import MoveTable, race_table
+from racecert.independent.movetable import MoveTable, TableBudget, race_table
 from racecert.independent.onehot import (
     OneHotCnf,
     OneHotSolve,
@@ -345,7 +345,7 @@ def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
     try:
         cert = sat_certificate(track, bfs.m_star, out_dir)
         cut = [cert.lower, cert.upper]
-    except SolverBudgetExceeded as exc:
+    except (SolverBudgetExceeded, TableBudget) as exc:
         cut = [CheckResult(LOWER_CUT, bfs.m_star, "SAT", None, "timeout", str(exc), 0.0)]
     return [*cut, *onehot_checks(track, bfs, out_dir)]
 
@@ -367,7 +367,7 @@ def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = Non
                             "m* = 1: no shorter horizon to refute", 0.0)]
     try:
         cert = onehot_certificate(track, m, out_dir)
-    except SolverBudgetExceeded as exc:
+    except (SolverBudgetExceeded, TableBudget) as exc:
         return [CheckResult(LOWER_ONEHOT, m, method, None, "timeout", str(exc), 0.0)]
     return [cert.lower, cert.upper]
 

@@ -286,11 +286,28 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
 ACCEL_GRID = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
 
 
-@lru_cache(maxsize=4)
 def closure_table(track: Track, starts: tuple[tuple[int, int, int, int, int], ...],
                   what: str) -> MoveTable:
-    """`reachable_move_table`, cached per (track, starts): the checks of one run share it."""
-    return reachable_move_table(track, starts, what)
+    """`reachable_move_table`, cached per (track, starts): the checks of one run share it,
+    and a closure over its budget is not rebuilt by the next check (the same
+    `TableBudget` is raised again)."""
+    key = (track, starts, what)
+    hit = _CLOSURES.get(key)
+    if hit is None:
+        try:
+            hit = reachable_move_table(track, starts, what)
+        except TableBudget as e:
+            hit = e
+        if len(_CLOSURES) >= 4:
+            _CLOSURES.pop(next(iter(_CLOSURES)))
+        _CLOSURES[key] = hit
+    if isinstance(hit, TableBudget):
+        raise hit
+    return hit
+
+
+_CLOSURES: dict[tuple, MoveTable | TableBudget] = {}
+closure_table.cache_clear = _CLOSURES.clear  # type: ignore[attr-defined]
 
 
 def race_table(track: Track) -> MoveTable:

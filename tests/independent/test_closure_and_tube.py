@@ -89,3 +89,33 @@ def test_tube_keeps_only_rows_on_the_way_to_a_finish_crossing() -> None:
     assert steps == ((rows[0],), (rows[1],))
     # a horizon too short to reach the crossing keeps nothing at step 0
     assert step_rows(rows, (0, 0, 0, 0, 0), 1) == ((),)
+
+
+def test_a_closure_over_budget_is_remembered_and_every_check_says_timeout(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the closure budget, every table-based check says `timeout` naming it, and the
+    closure is not rebuilt by each of them."""
+    from racecert.analysis.pipeline import analyze
+    from racecert.certification import checks_cpsat, green_blue_checks, sat_checks
+    from racecert.certification.context import CertifyContext
+    from racecert.independent import movetable
+
+    calls = []
+
+    def over(track, starts, what, **_):
+        calls.append(what)
+        raise TableBudget("the reachable-move closure exceeds its budget of 1 states")
+
+    movetable.closure_table.cache_clear()
+    monkeypatch.setattr(movetable, "reachable_move_table", over)
+    track = SMALL[2]
+    a = analyze(track, "exact")
+    ctx = CertifyContext(track, a.bfs, a.bfs, analysis=a)
+    try:
+        results = (checks_cpsat.check_m_star(ctx) + checks_cpsat.check_count(ctx)
+                   + green_blue_checks.check_green_blue(ctx) + sat_checks.check_sat(ctx))
+    finally:
+        movetable.closure_table.cache_clear()
+    assert {r.verdict for r in results} == {"timeout"}
+    assert all("budget of 1 states" in r.reason for r in results)
+    assert calls == ["the car's initial state"]
