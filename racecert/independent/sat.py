@@ -86,10 +86,11 @@ def _axis_targets(line: Line, axis: str, n: int) -> Callable[[int, int], bool]:
     return spans
 
 
-def _axis_backward(target: Callable[[int, int], bool], n: int, horizon: int
-                   ) -> list[set[tuple[int, int]]]:
-    """bw[k] = {(c, v)} from which a target move happens within k moves (one axis)."""
-    vmax = n
+def _axis_backward(target: Callable[[int, int], bool], n: int, horizon: int,
+                   vmax: int | None = None) -> list[set[tuple[int, int]]]:
+    """bw[k] = {(c, v)} from which a target move happens within k moves (one axis), over
+    the speeds |v| <= `vmax` (default: the grid size, every speed)."""
+    vmax = n if vmax is None else min(n, vmax)
     pairs = [(c, v) for c in range(n) for v in range(-vmax, vmax + 1)]
     bw: list[set[tuple[int, int]]] = [set()]
     for _ in range(horizon):
@@ -130,9 +131,12 @@ def kinematic_bounds(track: Track, s0: State, horizon: int) -> KinematicBounds:
     w, h = track.width, track.height
     fx = axis_forward(s0[0], w, horizon)
     fy = axis_forward(s0[1], h, horizon)
-    bx = tuple(_axis_backward(_axis_targets(line, "x", w), w, horizon)
+    # speeds a trajectory of `horizon` moves from s0 can have (|a| <= 1 per move): the
+    # backward sets are only ever asked about these (a corridor 1000 wide: 46, not 1000)
+    vmax = max(abs(s0[2]), abs(s0[3])) + horizon + 1
+    bx = tuple(_axis_backward(_axis_targets(line, "x", w), w, horizon, vmax)
                for line in (track.start, track.finish))
-    by = tuple(_axis_backward(_axis_targets(line, "y", h), h, horizon)
+    by = tuple(_axis_backward(_axis_targets(line, "y", h), h, horizon, vmax)
                for line in (track.start, track.finish))
     return KinematicBounds(fx, fy, bx, by, horizon)  # type: ignore[arg-type]
 
