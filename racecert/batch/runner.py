@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -137,12 +138,19 @@ def dask_client(spec: ClusterSpec) -> Iterator[Client]:
             yield client
         return
     preload = ["racecert.batch.worker_init"] if spec.processes else []
-    cluster = LocalCluster(n_workers=spec.workers or os.cpu_count() or 1, threads_per_worker=1,
-                           processes=spec.processes, memory_limit=spec.memory_limit,
-                           dashboard_address=":0", silence_logs=logging.CRITICAL,
-                           preload=preload)
-    with cluster, Client(cluster) as client:
-        yield client
+    # the workers' scratch space in a folder of our own, removed on exit (also on Ctrl-C):
+    # Dask's default leaves dask-scratch-space/ behind in the temp folder
+    import dask
+
+    with tempfile.TemporaryDirectory(prefix="racecert-dask-") as scratch, \
+            dask.config.set({"temporary-directory": scratch}):
+        cluster = LocalCluster(n_workers=spec.workers or os.cpu_count() or 1,
+                               threads_per_worker=1, processes=spec.processes,
+                               memory_limit=spec.memory_limit, dashboard_address=":0",
+                               silence_logs=logging.CRITICAL, preload=preload,
+                               local_directory=scratch)
+        with cluster, Client(cluster) as client:
+            yield client
 
 
 def job_key(job: TrackJob) -> str:
