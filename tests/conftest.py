@@ -7,13 +7,22 @@ same examples (a red run is reproducible, and the coverage floors some property
 tests assert cannot flake), and failures print a reproduction blob. Set
 HYPOTHESIS_PROFILE=explore for fresh random examples on each run, or
 HYPOTHESIS_PROFILE=thorough for ten times as many.
+
+Signals: a shell that starts the suite as a background job (no job control) hands it
+SIGINT ignored, which every child inherits; the Ctrl-C tests (CLI, batch, studio) need
+the disposition a terminal gives, so the suite restores Python's handler (children then
+start with the default and install their own).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 
 from hypothesis import settings
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile("racecert", deadline=None, print_blob=True, derandomize=True)
 settings.register_profile("explore", deadline=None, print_blob=True)
