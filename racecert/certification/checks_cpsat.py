@@ -8,8 +8,9 @@
 - continuity: from each distinct optimal final state, both variants, the
   first continuation length of a bounded BFS vs the CP-SAT model.
 
-The move tables come from racecert.independent.movetable (all moves within a speed
-bound from every endable cell), never from the BFS.
+The move tables come from racecert.independent.movetable (every move reachable from the
+car's initial state, or from the optimal final states for continuity), never from the BFS;
+each model step gets the rows of racecert.independent.tube (the same solutions).
 """
 
 from __future__ import annotations

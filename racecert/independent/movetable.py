@@ -17,6 +17,8 @@ Scope (written into every certificate): *every* endable cell in every layer as
 a start, and every displacement with |v'|inf <= vmax that stays on the grid.
 It does not depend on the BFS: it is a superset of the moves any trajectory of
 at most vmax moves from rest can make (speed grows by at most 1 per move).
+`reachable_move_table` builds the smaller table the certificate's models use: only the
+moves of states a car can reach from given states (an untimed closure, any speed).
 
 The enumeration is vectorised over positions, one displacement and start layer
 at a time, with the touched cells and entry parameters of
@@ -38,7 +40,7 @@ import numpy as np
 
 from racecert.independent.fastgeom import touched_cells
 from racecert.independent.geometry import HALF, Geometry
-from racecert.independent.race_rules import COLUMNS, initial_state
+from racecert.independent.race_rules import ACCELS, COLUMNS, initial_state
 from racecert.model.track import Line, Track
 
 _OFF, _RAMP = 0, 3
@@ -235,7 +237,7 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
     out: list[np.ndarray] = []
     while len(frontier):
         # (x, y, layer, dx, dy) of every move the frontier can attempt
-        acc = np.array(ACCEL_GRID, dtype=np.int64)
+        acc = np.array(ACCELS, dtype=np.int64)
         x = np.repeat(frontier[:, 0], 9)
         y = np.repeat(frontier[:, 1], 9)
         lay = np.repeat(frontier[:, 4], 9)
@@ -282,8 +284,6 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
                      tuple((int(x), int(y), int(lay)) for lay, y, x in ends), scope,
                      time.perf_counter() - t0)
 
-
-ACCEL_GRID = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
 
 
 def closure_table(track: Track, starts: tuple[tuple[int, int, int, int, int], ...],
