@@ -16,6 +16,7 @@ each model step gets the rows of racecert.independent.tube (the same solutions).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from racecert.certification.context import CertifyContext, CheckResult
 from racecert.certification.evidence import continuable_counts
@@ -172,21 +173,41 @@ def check_count(ctx: CertifyContext) -> list[CheckResult]:
 # -- continuity ------------------------------------------------------------------------
 
 
-def _first_within(track: Track, table: MoveTable, initial: tuple, limit: int,
-                  ctx: CertifyContext, spent: list
-                  ) -> tuple[str, int | None, CpsatResult | None]:
-    """CP-SAT within `limit` moves: ('ok', length of the witness, witness), ('none', ...)
-    when there is no continuation within `limit`, or ('unknown', ...) at the time limit.
-    `spent` accumulates [solves, deterministic time]."""
-    r = solve(race_model(track, table, limit, "within", initial), budget=ctx.cpsat_budget,
-              workers=ctx.workers, presolve=False)
-    spent[0] += 1
-    spent[1] += r.deterministic_time
-    if r.status == "unknown":
-        return "unknown", None, None
-    if r.status == "infeasible":
-        return "none", None, None
-    return "ok", len(r.positions) - 1, r
+@dataclass
+class _Continuations:
+    """CP-SAT's first continuation from each start within a limit, solved once per start
+    (the race and editor variants share the starts whose progress is 0), with the work."""
+
+    track: Track
+    table: MoveTable
+    ctx: CertifyContext
+    solves: int = 0
+    units: float = 0.0  # deterministic time
+
+    def within(self, initial: tuple, limit: int) -> CpsatResult:
+        """One solve: some continuation from `initial` within `limit` moves (no presolve:
+        its probing costs about a second on each of these many small models)."""
+        r = solve(race_model(self.track, self.table, limit, "within", initial),
+                  budget=self.ctx.cpsat_budget, workers=self.ctx.workers, presolve=False)
+        self.solves += 1
+        self.units += r.deterministic_time
+        return r
+
+    def first(self, initial: tuple, bfs_len: int | None, horizon: int
+              ) -> tuple[str, int | None, CpsatResult | None]:
+        """('ok', first length, witness), ('none', ...) when nothing continues within
+        `bfs_len` (or `horizon`), ('unknown', ...) when a solve used its budget. At the
+        bounded BFS's length CP-SAT must find one and one move less it must not."""
+        r = self.within(initial, bfs_len or horizon)
+        if r.status != "feasible":
+            return ("unknown" if r.status == "unknown" else "none"), None, None
+        if bfs_len is not None and bfs_len > 1:
+            below = self.within(initial, bfs_len - 1)
+            if below.status == "unknown":
+                return "unknown", None, None
+            if below.status == "feasible":
+                r = below
+        return "ok", len(r.positions) - 1, r
 
 
 def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
@@ -215,26 +236,16 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
         return [CheckResult(f, None, CPSAT, None, "timeout", str(e), time.perf_counter() - t0)
                 for f in figures]
     oracle = _continuation_oracle(track)
+    cp = _Continuations(track, table, ctx)
     memo: dict[tuple[int, ...], tuple] = {}
-    spent = [0, 0.0]  # CP-SAT solves, deterministic time units
 
     def decide(init: tuple) -> tuple:
         """Bounded BFS length, its reachability, and CP-SAT's first continuation from
-        `init` (shared by both variants where their starts coincide)."""
+        `init` (computed once for both variants)."""
         if init not in memo:
             ref = layered_bfs(track, "exact", initial=CarState(*init), max_depth=horizon)
             bfs_len = ref.m_star if ref.reachable else None
-            st, length, wit = _first_within(track, table, init, bfs_len or horizon, ctx, spent)
-            if st == "ok" and bfs_len is not None and bfs_len > 1:
-                below = solve(race_model(track, table, bfs_len - 1, "within", init),
-                              budget=ctx.cpsat_budget, workers=ctx.workers, presolve=False)
-                spent[0] += 1
-                spent[1] += below.deterministic_time
-                if below.status == "unknown":
-                    st = "unknown"
-                elif below.status == "feasible":
-                    length, wit = len(below.positions) - 1, below
-            memo[init] = (bfs_len, ref.reachable, st, length, wit)
+            memo[init] = (bfs_len, ref.reachable, *cp.first(init, bfs_len, horizon))
         return memo[init]
 
     out = []
@@ -303,8 +314,8 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
                                + (("final states", str(len(starts))),
                                   ("continuable final states", f"{cp_yes}/{checked} "
                                    f"(oracle {ref_yes}/{checked})")),
-                               work=f"{spent[0]} CP-SAT solves so far (shared by both "
-                                    f"variants), {spent[1]:.2f} deterministic time units; "
+                               work=f"{cp.solves} CP-SAT solves so far (shared by both "
+                                    f"variants), {cp.units:.2f} deterministic time units; "
                                     f"table {len(table):,} rows"))
     return out
 

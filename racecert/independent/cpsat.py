@@ -110,13 +110,12 @@ def build(m: RaceModel) -> tuple[cp_model.CpModel, _Vars]:
     prog = md.NewConstant(prog0)
     stays = [(x, y, x, y, lay, lay, 0, 0, 0, 1) for x, y, lay in m.endable]
 
-    def step_table(t: int) -> list[tuple[int, ...]]:
-        rows = list(m.rows if m.step_rows is None else m.step_rows[t])
-        return [r + (0,) for r in rows] + stays if m.arrival == "within" else rows
+    def with_stays(rows: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        return [r + (0,) for r in rows] + stays if m.arrival == "within" else list(rows)
 
-    shared = step_table(0) if m.step_rows is None else None
-    for t in range(T):
-        table = shared if shared is not None else step_table(t)
+    tables = ([with_stays(rows) for rows in m.step_rows] if m.step_rows is not None
+              else [with_stays(m.rows)] * T)  # one list shared by every step
+    for t, table in enumerate(tables):
         s, f, sbf = (md.NewBoolVar(f"{n}{t}") for n in ("s", "f", "sbf"))
         cols = [v.x[t], v.y[t], v.x[t + 1], v.y[t + 1], v.layer[t], v.layer[t + 1], s, f, sbf]
         real: list[cp_model.IntVar] = []

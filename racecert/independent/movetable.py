@@ -235,9 +235,9 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
     seen = set(key(frontier).tolist())
     expanded: set[tuple[int, int, int, int, int]] = set()
     out: list[np.ndarray] = []
+    acc = np.array(ACCELS, dtype=np.int64)
     while len(frontier):
-        # (x, y, layer, dx, dy) of every move the frontier can attempt
-        acc = np.array(ACCELS, dtype=np.int64)
+        # (layer, dx, dy, x, y) of every move the frontier can attempt
         x = np.repeat(frontier[:, 0], 9)
         y = np.repeat(frontier[:, 1], 9)
         lay = np.repeat(frontier[:, 4], 9)
@@ -245,11 +245,11 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
         dy = np.repeat(frontier[:, 3], 9) + np.tile(acc[:, 1], len(frontier))
         ok = ((dx != 0) | (dy != 0)) & (x + dx >= 0) & (x + dx < w) & (y + dy >= 0) \
             & (y + dy < h)
-        moves = np.unique(np.stack([lay, dx, dy, x, y], axis=1)[ok], axis=0)
+        moves = np.unique(np.stack([lay, dx, dy, x, y], axis=1)[ok], axis=0)  # sorted
         new_rows: list[np.ndarray] = []
-        groups = np.unique(moves[:, :3], axis=0)
-        for l0, mx, my in groups.tolist():
-            sel = moves[(moves[:, 0] == l0) & (moves[:, 1] == mx) & (moves[:, 2] == my)]
+        groups, first = np.unique(moves[:, :3], axis=0, return_index=True)
+        parts = np.split(moves, first[1:]) if len(moves) else []
+        for (l0, mx, my), sel in zip(groups.tolist(), parts, strict=True):
             fresh = [i for i, (px, py) in enumerate(sel[:, 3:].tolist())
                      if (px, py, l0, mx, my) not in expanded]
             if not fresh:
@@ -284,8 +284,6 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
                      tuple((int(x), int(y), int(lay)) for lay, y, x in ends), scope,
                      time.perf_counter() - t0)
 
-
-
 def closure_table(track: Track, starts: tuple[tuple[int, int, int, int, int], ...],
                   what: str) -> MoveTable:
     """`reachable_move_table`, cached per (track, starts): the checks of one run share it,
@@ -307,7 +305,11 @@ def closure_table(track: Track, starts: tuple[tuple[int, int, int, int, int], ..
 
 
 _CLOSURES: dict[tuple, MoveTable | TableBudget] = {}
-closure_table.cache_clear = _CLOSURES.clear  # type: ignore[attr-defined]
+
+
+def clear_closure_cache() -> None:
+    """Forget every cached closure (tests that patch the table builder)."""
+    _CLOSURES.clear()
 
 
 def race_table(track: Track) -> MoveTable:

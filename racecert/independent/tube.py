@@ -47,9 +47,9 @@ class _Graph:
         for r in rows:
             key = (r[_X], r[_Y], r[_L], r[_X2] - r[_X], r[_Y2] - r[_Y])
             self.by_move.setdefault(key, []).append(r)
-        self.rows: dict[KState, list[tuple[int, Row]]] = {}
-        self.after: dict[KState, frozenset[KState]] = {}
-        self._goal: dict[KState, int] | None = None
+        self.out: dict[KState, list[Row]] = {}  # the rows usable from each explored state
+        self.after: dict[KState, frozenset[KState]] = {}  # the states they lead to
+        self.rows: dict[KState, list[tuple[int, Row]]] = {}  # (moves still needed, row)
 
     def usable(self, s: KState) -> list[Row]:
         x, y, vx, vy, lay = s
@@ -67,19 +67,16 @@ class _Graph:
         self.after[source] = frozenset()
         while stack:
             s = stack.pop()
-            out = self.usable(s)
-            nxt = frozenset(_after(r) for r in out)
+            self.out[s] = self.usable(s)
+            nxt = frozenset(_after(r) for r in self.out[s])
             self.after[s] = nxt
-            self.rows[s] = [(0, r) for r in out]  # needs filled in below
             for n in nxt:
                 if n not in self.after:
                     self.after[n] = frozenset()
                     stack.append(n)
-        goal = _goal_distance(self.rows)
-        for s, out in self.rows.items():
-            need = sorted((0 if r[_FINISH] else goal.get(_after(r), _NEVER) + 1, r)
-                          for _, r in out)
-            self.rows[s] = need
+        goal = _goal_distance(self.out)
+        self.rows = {s: sorted((0 if r[_FINISH] else goal.get(_after(r), _NEVER) + 1, r)
+                               for r in out) for s, out in self.out.items()}
 
 
 _GRAPHS: dict[int, tuple[Sequence[Row], _Graph]] = {}
@@ -122,13 +119,13 @@ def step_rows(rows: Sequence[Row], source: KState, horizon: int
     return tuple(out)
 
 
-def _goal_distance(succ: dict[KState, list[tuple[int, Row]]]) -> dict[KState, int]:
+def _goal_distance(succ: dict[KState, list[Row]]) -> dict[KState, int]:
     """Per state of `succ`: the fewest moves before a finish-crossing row (0 when it has
     one), over the moves among the states of `succ`."""
     back: dict[KState, list[KState]] = {}
     dist: dict[KState, int] = {}
     for s, out in succ.items():
-        for _, r in out:
+        for r in out:
             back.setdefault(_after(r), []).append(s)
             if r[_FINISH]:
                 dist[s] = 0

@@ -13,6 +13,7 @@ for their results.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -102,11 +103,9 @@ class JobManager:
             job = Job(secrets.token_hex(8), kind, process)
             self.jobs[job.id] = job
         assert process.stdin is not None
-        try:
+        with contextlib.suppress(OSError):  # the child died at once: _follow reports it
             process.stdin.write(job_message(kind, toml, options, self.limits) + "\n")
             process.stdin.close()
-        except OSError:
-            pass  # the child died at once: _follow reports it
         threading.Thread(target=self._errors, args=(job,), daemon=True).start()
         threading.Thread(target=self._follow, args=(job,), daemon=True).start()
         return job

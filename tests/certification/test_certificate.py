@@ -87,12 +87,12 @@ def test_wrong_move_table_entry_disagrees(monkeypatch: pytest.MonkeyPatch) -> No
         rows = tuple(r for r in t.rows if not (r[:2] == (x, y) and r[2:4] == (x + 1, y)))
         return MoveTable(rows, t.vmax, t.endable, t.scope, 0.0)
 
-    movetable.closure_table.cache_clear()
+    movetable.clear_closure_cache()
     monkeypatch.setattr(movetable, "reachable_move_table", broken)
     try:
         r = checks_cpsat.check_m_star(_ctx())[0]
     finally:
-        movetable.closure_table.cache_clear()
+        movetable.clear_closure_cache()
     assert r.verdict == "disagree"
 
 

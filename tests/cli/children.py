@@ -19,7 +19,6 @@ The modes ``cpsat-timeout`` and ``sat-timeout`` run the same solves with
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
 from pathlib import Path
@@ -91,10 +90,6 @@ def slow_write(path: str) -> None:
 
 
 if __name__ == "__main__":
-    # a shell that starts a job in the background (no job control) hands it SIGINT
-    # ignored, and Python then installs no KeyboardInterrupt handler: a user's terminal
-    # never does that, so the child takes Python's default whatever started the tests
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     mode, arg = sys.argv[1], sys.argv[2]
     if mode == "write":
         slow_write(arg)

@@ -106,7 +106,7 @@ def test_a_closure_over_budget_is_remembered_and_every_check_says_timeout(
         calls.append(what)
         raise TableBudget("the reachable-move closure exceeds its budget of 1 states")
 
-    movetable.closure_table.cache_clear()
+    movetable.clear_closure_cache()
     monkeypatch.setattr(movetable, "reachable_move_table", over)
     track = SMALL[2]
     a = analyze(track, "exact")
@@ -115,7 +115,7 @@ def test_a_closure_over_budget_is_remembered_and_every_check_says_timeout(
         results = (checks_cpsat.check_m_star(ctx) + checks_cpsat.check_count(ctx)
                    + green_blue_checks.check_green_blue(ctx) + sat_checks.check_sat(ctx))
     finally:
-        movetable.closure_table.cache_clear()
+        movetable.clear_closure_cache()
     assert {r.verdict for r in results} == {"timeout"}
     assert all("budget of 1 states" in r.reason for r in results)
     assert calls == ["the car's initial state"]
