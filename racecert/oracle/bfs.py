@@ -14,9 +14,12 @@ Two keys (docs/rules.md):
   adversarial tracks; racecert reports both and the certifier arbitrates.
 
 Data layout: a layer is the sorted array of its states' int64 keys
-(`StateCodec`), decoded to `StateArrays` in chunks when it is expanded; the
-successor keys of a whole layer are deduplicated by one sort, checked against
-the visited set (one sorted array, merged per layer) and turned into int32 edges.
+(`StateCodec`), decoded to `StateArrays` in chunks when it is expanded; each chunk's
+successor keys go straight into the visited set (`oracle.visited`: compiled tiled
+bitmaps, about a bit per state), which returns the new ones. No edges are stored: the
+backward pass enumerates the predecessors of each kept state (p = q - v', any
+acceleration), finds them in the previous layer and re-expands only those, so the
+memory is about 8 bytes per state plus the bitmaps.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import numpy as np
 
 from racecert.model.budget import StateBudget, check
 from racecert.model.rules import (
+    ACCELERATIONS,
     CarState,
     RuleProfile,
     StateArrays,
@@ -38,6 +42,7 @@ from racecert.model.rules import (
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
 from racecert.oracle.counts import crt_rows, layered_counts, primes_for_bound, sum_residues
+from racecert.oracle.visited import VisitedSet
 
 Mode = Literal["editor", "exact"]
 ProgressFn = Callable[[int, int, int], None]  # (depth, frontier size, states so far)
@@ -107,8 +112,6 @@ class BfsResult:
 
 
 CHUNK = 1 << 14  # states expanded per call: keeps numpy's temporaries in cache
-SLICE = 1 << 17  # sorted successor keys scanned per step
-PACK_BITS = 63  # (key << b | index) must fit in this many bits to sort packed
 
 
 def layered_bfs(
@@ -135,8 +138,9 @@ def layered_bfs(
     them all, m* is the least over them, and each one starts one path of the counts.
     `budget` bounds the states explored (checked after each layer: `StateLimitReached`).
 
-    Each layer is kept as its sorted int64 keys only and decoded on demand; the
-    edges as int32 (src, dst) pairs.
+    Each layer is kept as its sorted int64 keys only (8 bytes a state) and decoded on
+    demand; the visited set is a compiled tiled bitmap (`oracle.visited`); no edges are
+    stored: the backward pass recomputes the moves into the optimal DAG from its states.
 
     >>> from racecert.model.parse import load_track
     >>> r = layered_bfs(load_track("tracks/tiny_straight.toml"))  # doctest: +SKIP
@@ -150,35 +154,20 @@ def layered_bfs(
     first = StateArrays.of(_initial_states(initial, rules))
     first = first.take(np.unique(codec.encode(first), return_index=True)[1])  # key order
     keys_by_layer = [codec.encode(first)]
-    visited = keys_by_layer[0].copy()
-    edges: list[tuple[np.ndarray, np.ndarray]] = []
-    # scratch buffers for one layer's successors, reused (fresh memory costs page faults)
-    buf_keys = np.empty(0, dtype=np.int64)
-    buf_src = np.empty(0, dtype=np.int32)
+    visited = VisitedSet(track.width * track.height)
+    scratch = np.empty(9 * CHUNK, dtype=np.int64)
+    visited.add_new(keys_by_layer[0], scratch)
     total = len(first)
     depth = 0
     while True:
         if max_depth is not None and depth >= max_depth:
             return _unreachable(mode, total, depth, True, t0)
         frontier = keys_by_layer[-1]
-        if 9 * len(frontier) >= 2**31:
-            raise ValueError(f"layer {depth} has {len(frontier):,} states: its moves do not "
-                             "fit the int32 edge arrays")
-        # successor keys are packed with their candidate index when that fits (see _new_keys)
-        bits = max(1, (9 * len(frontier)).bit_length())
-        packing = codec.key_bound.bit_length() + bits <= PACK_BITS
-        if len(buf_keys) < 9 * len(frontier):
-            size = max(9 * len(frontier), 2 * len(buf_keys))
-            buf_keys = buf_src = None  # free the old buffers first
-            buf_keys = np.empty(size, dtype=np.int64)
-            buf_src = np.empty(size, dtype=np.int32)
-        n_succ = 0
+        new_parts: list[np.ndarray] = []
         arrivals: list[tuple[np.ndarray, StateArrays]] = []
         for lo in range(0, len(frontier), CHUNK):
-            batch = first if depth == 0 else _layer_states(codec, frontier[lo: lo + CHUNK],
-                                                           depth, k, mode)
-            if depth == 0 and mode == "editor" and k:  # later layers: see _layer_states
-                batch = StateArrays(*batch.fields()[:6], np.zeros(len(batch), dtype=np.int32))
+            batch = _batch(codec, frontier, lo, min(lo + CHUNK, len(frontier)), depth,
+                           first, k, mode)
             exp = rules.expand(batch)
             if len(exp.arrive_src):
                 a_src, a_state = exp.arrive_src, exp.arrive_state
@@ -189,32 +178,22 @@ def layered_bfs(
                     arrivals.append((a_src + lo, a_state))
             if not arrivals:
                 key = codec.encode(exp.succ)
-                end = n_succ + len(key)
-                if packing:
-                    key <<= bits
-                    key |= np.arange(n_succ, end, dtype=np.int64)
-                buf_keys[n_succ:end] = key
-                np.add(exp.src, lo, out=buf_src[n_succ:end], casting="unsafe")
-                n_succ = end
+                if len(scratch) < len(key):
+                    scratch = np.empty(len(key), dtype=np.int64)
+                n_new = visited.add_new(key, scratch)
+                new_parts.append(scratch[:n_new].copy())
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
             a_state = StateArrays.concat([s for _, s in arrivals])
-            dag, counts, per_arrival = _finish(codec, keys_by_layer, edges, a_src, a_state,
+            dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, a_src, a_state,
                                                depth + 1, first, k, mode)
             return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
                              depth + 1, False, time.perf_counter() - t0, per_arrival)
-        keys, pos, edge = _new_keys(buf_keys[:n_succ], buf_src[:n_succ], visited,
-                                    bits if packing else 0)
-        edges.append(edge)
-        visited = np.insert(visited, pos, keys)
+        keys = np.concatenate(new_parts) if new_parts else np.zeros(0, dtype=np.int64)
+        keys.sort()
         if prune is not None and max_depth is not None:
             mask = prune(_layer_states(codec, keys, depth + 1, k, mode), depth + 1, max_depth)
             if not mask.all():
-                kept_index = np.full(len(keys), -1, dtype=np.int32)
-                kept_index[mask] = np.arange(int(mask.sum()), dtype=np.int32)
-                e_src, e_dst = edges[-1]
-                d2 = kept_index[e_dst]
-                edges[-1] = (e_src[d2 >= 0], d2[d2 >= 0])
                 keys = keys[mask]
         keys_by_layer.append(keys)
         total += len(keys)
@@ -250,112 +229,112 @@ def _layer_states(codec: StateCodec, keys: np.ndarray, depth: int, k: int,
     return s
 
 
-def _new_keys(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, b: int
-              ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """Deduplicate one layer's successor keys against themselves and `visited` (sorted).
-
-    Returns (the new keys, sorted; their insertion points in `visited`; the edges
-    (src, dst) into the new layer as int32, dst indexing the new keys).
-
-    With b > 0, `succ` holds (key << b | candidate index), packed by the caller where
-    it fits in 63 bits: one plain in-place sort (numpy's vectorised quicksort, several
-    times faster than an argsort) orders it, so `succ` is scratch. With b = 0 it holds
-    plain keys and an argsort is used. The sorted run is then scanned in cache-sized
-    slices.
-    """
-    n = len(succ)
-    if n == 0:
-        z = np.zeros(0, dtype=np.int32)
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), (z, z)
-    packed = None
-    if b:
-        packed = succ
-        packed.sort()
-    else:
-        order_all = np.argsort(succ)
-    mask = (1 << b) - 1
-    keys_out: list[np.ndarray] = []
-    pos_out: list[np.ndarray] = []
-    src_out: list[np.ndarray] = []
-    dst_out: list[np.ndarray] = []
-    prev = -1  # the last key of the previous slice (keys are >= 0)
-    prev_dst = -1  # its index in the new layer, or -1 when it was visited before
-    count = 0  # new keys so far
-    for lo in range(0, n, SLICE):
-        if packed is not None:
-            pk = packed[lo: lo + SLICE]
-            order, skeys = pk & mask, pk >> b
-        else:
-            order = order_all[lo: lo + SLICE]
-            skeys = succ[order]
-        head = np.empty(len(skeys), dtype=bool)
-        head[0] = skeys[0] != prev
-        np.not_equal(skeys[1:], skeys[:-1], out=head[1:])
-        hidx = np.flatnonzero(head)
-        uniq = skeys[hidx]
-        # search only the part of `visited` within this slice's key range (cache-sized)
-        v_lo, v_hi = np.searchsorted(visited, (uniq[0], uniq[-1] + 1)) if len(uniq) else (0, 0)
-        near = visited[v_lo:v_hi]
-        pos = np.searchsorted(near, uniq)
-        found = np.zeros(len(uniq), dtype=bool)
-        inside = np.flatnonzero(pos < len(near))
-        found[inside] = near[pos[inside]] == uniq[inside]
-        pos += v_lo
-        new = np.flatnonzero(~found)
-        # index in the new layer of each group head (-1: visited before); slot 0 of
-        # `head_dst` stands for a group continued from the previous slice
-        head_dst = np.full(len(uniq) + 1, -1, dtype=np.int32)
-        head_dst[0] = prev_dst
-        head_dst[new + 1] = np.arange(count, count + len(new), dtype=np.int32)
-        dst = head_dst[np.cumsum(head, dtype=np.int32)]
-        live = np.flatnonzero(dst >= 0)
-        src_out.append(src[order[live]])
-        dst_out.append(dst[live])
-        keys_out.append(uniq[new])
-        pos_out.append(pos[new])
-        count += len(new)
-        prev, prev_dst = int(skeys[-1]), int(dst[-1])
-    return (np.concatenate(keys_out), np.concatenate(pos_out),
-            (np.concatenate(src_out), np.concatenate(dst_out)))
-
-
 def _unreachable(mode: Mode, total: int, depth: int, bounded: bool, t0: float) -> BfsResult:
     return BfsResult(mode, False, None, 0, (), None, total, depth, bounded,
                      time.perf_counter() - t0)
 
 
-def _finish(codec: StateCodec, keys: list[np.ndarray],
-            edges: list[tuple[np.ndarray, np.ndarray]], a_src: np.ndarray,
-            a_state: StateArrays, m_star: int, first: StateArrays, k: int, mode: Mode
-            ) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
-    """Prune to the optimal DAG (backward pass), then count exactly (forward pass)."""
+def _batch(codec: StateCodec, keys: np.ndarray, lo: int, hi: int, depth: int,
+           first: StateArrays, k: int, mode: Mode, idx: np.ndarray | None = None
+           ) -> StateArrays:
+    """States `lo:hi` of layer `depth` (or the rows `idx` of it), ready to expand.
+
+    Layer 0 is the initial states as given; under the editor key with an opening rule
+    its phase is 0 (later layers get min(depth, K) from `_layer_states`).
+    """
+    if depth == 0:
+        batch = first.take(np.arange(lo, hi) if idx is None else idx)
+        if mode == "editor" and k:
+            batch = StateArrays(*batch.fields()[:6], np.zeros(len(batch), dtype=np.int32))
+        return batch
+    return _layer_states(codec, keys[lo:hi] if idx is None else keys[idx], depth, k, mode)
+
+
+def _predecessor_keys(codec: StateCodec, s: StateArrays, k: int) -> np.ndarray:
+    """Keys of every state that could move to a state of `s` (a superset): a move to
+    (q, v') starts at p = q - v' with velocity v' - a, for any acceleration a, any
+    layer, progress bit and phase. Candidates off the grid or outside the codec's
+    velocity range are left out (they cannot be states)."""
+    w, h = codec.width, codec.height
+    px, py = s.x - s.vx, s.y - s.vy
+    inside = (px >= 0) & (px < w) & (py >= 0) & (py < h)
+    rows = np.flatnonzero(inside)
+    px, py, vx, vy = px[rows], py[rows], s.vx[rows], s.vy[rows]
+    phases = range(k + 1) if codec.keep_phase else (0,)
+    out = []
+    for ax, ay in ACCELERATIONS:
+        ux, uy = vx - ax, vy - ay
+        ok = (np.abs(ux) <= w - 1) & (np.abs(uy) <= h - 1)
+        cx, cy, ux, uy = px[ok], py[ok], ux[ok], uy[ok]
+        n = len(cx)
+        for layer in (0, 1):
+            for prog in (0, 1):
+                for phase in phases:
+                    out.append(codec.encode(StateArrays(
+                        cx, cy, ux, uy, np.full(n, layer, dtype=np.int32),
+                        np.full(n, prog, dtype=np.int32), np.full(n, phase, dtype=np.int32))))
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t: int,
+                dst: np.ndarray, first: StateArrays, k: int, mode: Mode
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Every move from layer t into the states `dst` (sorted indices) of layer t + 1.
+
+    The candidate sources are the predecessors of those states found in layer t; they
+    are expanded by the rules (so a move is exactly a legal, non-arriving move) and
+    their successors matched against `dst`. Returns (src, dst) index arrays ordered by
+    (dst, src): the order in which the forward pass met them.
+    """
+    layer, nxt = keys[t], keys[t + 1]
+    dst_keys = nxt[dst]
+    cand = _predecessor_keys(codec, _layer_states(codec, dst_keys, t + 1, k, mode), k)
+    pos = np.searchsorted(layer, cand)
+    pos[pos == len(layer)] = 0
+    srcs = np.unique(pos[layer[pos] == cand]) if len(layer) else pos[:0]
+    src_out, dst_out = [], []
+    for lo in range(0, len(srcs), CHUNK):
+        idx = srcs[lo: lo + CHUNK]
+        exp = rules.expand(_batch(codec, layer, 0, 0, t, first, k, mode, idx=idx))
+        succ = codec.encode(exp.succ)
+        j = np.searchsorted(dst_keys, succ)
+        j[j == len(dst_keys)] = 0
+        hit = np.flatnonzero(dst_keys[j] == succ)
+        src_out.append(idx[exp.src[hit]])
+        dst_out.append(dst[j[hit]])
+    if not src_out:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z
+    src_all, dst_all = np.concatenate(src_out), np.concatenate(dst_out)
+    order = np.lexsort((src_all, dst_all))
+    return src_all[order], dst_all[order]
+
+
+def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
+            a_src: np.ndarray, a_state: StateArrays, m_star: int, first: StateArrays,
+            k: int, mode: Mode) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
+    """The optimal DAG by a backward pass that recomputes its moves, then exact counts."""
     last = m_star - 1
-    keep = [np.zeros(len(s), dtype=bool) for s in keys[: last + 1]]
-    keep[last][a_src] = True
+    kept = [np.unique(a_src)]  # sorted kept indices of layer t, from t = last down
+    moves: list[tuple[np.ndarray, np.ndarray]] = []
     for t in range(last - 1, -1, -1):
-        src, dst = edges[t]
-        keep[t][src[keep[t + 1][dst]]] = True
-    remap = []
-    for kt in keep:
-        r = np.full(len(kt), -1, dtype=np.int64)
-        r[kt] = np.arange(int(kt.sum()))
-        remap.append(r)
-    layers = tuple(first.take(keep[0]) if t == 0
-                   else _layer_states(codec, keys[t][keep[t]], t, k, mode)
-                   for t in range(last + 1))
-    dag_edges = []
-    for t in range(last):
-        src, dst = edges[t]
-        m = np.flatnonzero(keep[t][src] & keep[t + 1][dst])
-        dag_edges.append((remap[t][src[m]], remap[t + 1][dst[m]]))
-    arrive_src = remap[last][a_src]
+        src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode)
+        moves.append((src, dst))
+        kept.append(np.unique(src))
+    kept.reverse()
+    moves.reverse()
+    layers = tuple(_batch(codec, keys[t], 0, 0, t, first, k, mode, idx=kept[t])
+                   if t else first.take(kept[0]) for t in range(last + 1))
+    dag_edges = tuple((np.searchsorted(kept[t], src), np.searchsorted(kept[t + 1], dst))
+                      for t, (src, dst) in enumerate(moves))
+    arrive_src = np.searchsorted(kept[last], a_src)
     fkeys = codec.kinematic(a_state)
     ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
     finals = a_state.take(first_idx)
     primes = primes_for_bound(len(first) * 9**m_star)  # every layer-0 state is a source
-    residues = layered_counts([len(layer) for layer in layers], dag_edges, primes)
+    residues = layered_counts([len(layer) for layer in layers], list(dag_edges), primes)
     rows = residues[last][arrive_src]
     counts = sum_residues(rows, final_idx, len(ukeys), primes)
-    dag = OptimalDag(layers, tuple(dag_edges), arrive_src, final_idx, a_state, finals)
+    dag = OptimalDag(layers, dag_edges, arrive_src, final_idx, a_state, finals)
     per_arrival = tuple(crt_rows(rows, primes))
     return dag, counts, per_arrival

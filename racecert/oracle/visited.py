@@ -1,0 +1,145 @@
+"""The BFS's visited set: sparse tiled bitmaps over state keys, compiled with numba.
+
+A state key (`model.states.StateCodec`) is `block * cells + cell`, where `cell = y * w + x`
+and `block` packs the velocity, layer, progress and phase. The set keeps one bit per
+key, but only for the 512-cell tiles of a block that a search has touched:
+
+- `blocks`: an open-addressing table from a block number to its row (few blocks: one
+  per velocity, layer, progress and phase reached);
+- `rows[row, tile]`: the index of that tile's bitmap in `tiles`, -1 while untouched;
+- `tiles[i]`: 512 bits (eight 64-bit words, one cache line).
+
+So the memory is about one bit per key of every touched tile plus 4 bytes per tile of
+every reached block, instead of a sorted array of 8-byte keys copied once per layer
+(quadratic in the number of layers on long tracks). Successors of neighbouring states
+land in neighbouring tiles, so the accesses stay in cache. The compiled kernel stops
+when a table is full; `VisitedSet.add_new` grows that table and resumes where it
+stopped, so no capacity has to be guessed in advance.
+
+>>> import numpy as np
+>>> v = VisitedSet(cells=6)
+>>> out = np.empty(5, dtype=np.int64)
+>>> n = v.add_new(np.array([7, 3, 7, 40, 3], dtype=np.int64), out); out[:n].tolist()
+[7, 3, 40]
+>>> n = v.add_new(np.array([3, 8], dtype=np.int64), out); out[:n].tolist()
+[8]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+TILE_SHIFT = 9  # 512 cells per tile
+_WORDS = 1 << (TILE_SHIFT - 6)  # 64-bit words per tile
+_NEED_BLOCKS, _NEED_ROWS, _NEED_TILES = 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def _add_new(keys, start, out, n_out, cells, bkeys, bvals, used, rows, tiles):
+    """Mark `keys[start:]` visited, appending the ones not seen before to `out`.
+
+    Returns (the next key to do, entries in `out`, 0 when done or which table is full).
+    `used` holds (blocks used, tiles used) and is updated in place.
+    """
+    mask = len(bkeys) - 1
+    for i in range(start, len(keys)):
+        key = keys[i]
+        block = key // cells
+        cell = key - block * cells
+        h = block & mask
+        while True:
+            b = bkeys[h]
+            if b == block:
+                row = bvals[h]
+                break
+            if b == -1:
+                if 2 * (used[0] + 1) > len(bkeys):
+                    return i, n_out, _NEED_BLOCKS
+                if used[0] >= rows.shape[0]:
+                    return i, n_out, _NEED_ROWS
+                row = used[0]
+                bkeys[h] = block
+                bvals[h] = row
+                used[0] += 1
+                break
+            h = (h + 1) & mask
+        t = cell >> TILE_SHIFT
+        tile = rows[row, t]
+        if tile < 0:
+            if used[1] >= tiles.shape[0]:
+                return i, n_out, _NEED_TILES
+            tile = used[1]
+            rows[row, t] = tile
+            used[1] += 1
+        word = (cell >> 6) & (_WORDS - 1)
+        bit = np.uint64(1) << np.uint64(cell & 63)
+        w = tiles[tile, word]
+        if (w & bit) == 0:
+            tiles[tile, word] = w | bit
+            out[n_out] = key
+            n_out += 1
+    return len(keys), n_out, 0
+
+
+@njit(cache=True, nogil=True)
+def _rehash(bkeys, bvals, size):
+    """The block table rebuilt with `size` slots (a power of two)."""
+    nk = np.full(size, -1, dtype=np.int64)
+    nv = np.zeros(size, dtype=np.int32)
+    mask = size - 1
+    for i in range(len(bkeys)):
+        b = bkeys[i]
+        if b != -1:
+            h = b & mask
+            while nk[h] != -1:
+                h = (h + 1) & mask
+            nk[h] = b
+            nv[h] = bvals[i]
+    return nk, nv
+
+
+class VisitedSet:
+    """A set of non-negative int64 state keys of a track with `cells` = width x height cells.
+
+    Only `add_new` is needed by the BFS: membership and insertion in one pass.
+    """
+
+    def __init__(self, cells: int) -> None:
+        self.cells = int(cells)
+        tiles_per_block = (self.cells + (1 << TILE_SHIFT) - 1) >> TILE_SHIFT
+        self._bkeys = np.full(64, -1, dtype=np.int64)
+        self._bvals = np.zeros(64, dtype=np.int32)
+        self._rows = np.full((16, tiles_per_block), -1, dtype=np.int32)
+        self._tiles = np.zeros((256, _WORDS), dtype=np.uint64)
+        self._used = np.zeros(2, dtype=np.int64)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the tables (for memory accounting)."""
+        return (self._bkeys.nbytes + self._bvals.nbytes + self._rows.nbytes
+                + self._tiles.nbytes)
+
+    def add_new(self, keys: np.ndarray, out: np.ndarray) -> int:
+        """Add `keys` (int64, >= 0); write the ones not in the set before to `out` in their
+        first-seen order and return how many. `out` needs room for `len(keys)`."""
+        start, n_out = 0, 0
+        while True:
+            start, n_out, need = _add_new(keys, start, out, n_out, self.cells, self._bkeys,
+                                          self._bvals, self._used, self._rows, self._tiles)
+            if need == 0:
+                return n_out
+            if need == _NEED_BLOCKS:
+                self._bkeys, self._bvals = _rehash(self._bkeys, self._bvals,
+                                                   2 * len(self._bkeys))
+            elif need == _NEED_ROWS:
+                self._rows = _grown(self._rows, -1)
+            else:
+                self._tiles = _grown(self._tiles, 0)
+
+
+def _grown(table: np.ndarray, fill: int) -> np.ndarray:
+    """`table` with twice as many rows, the new ones set to `fill`."""
+    new = np.full((2 * table.shape[0], table.shape[1]), fill, dtype=table.dtype)
+    new[: table.shape[0]] = table
+    return new
