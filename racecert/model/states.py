@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from racecert.model.rules import StateArrays
 
@@ -47,37 +48,17 @@ class StateCodec:
         return bound * (self.phases if self.keep_phase else 1)
 
     def encode(self, s: StateArrays) -> np.ndarray:
-        """int64 keys; the phase is left out unless `keep_phase`."""
-        w, h, rvx, rvy, _, _, _ = self._radices
-        key = s.progress.astype(np.int64)
-        if self.keep_phase:
-            key += 2 * s.phase
-        key *= 2
-        key += s.layer
-        key *= rvy
-        key += s.vy
-        key *= rvx
-        key += s.vx
-        key *= h
-        key += s.y
-        key *= w
-        key += s.x
-        # the velocity offsets (w - 1, h - 1), folded into one constant
-        key += ((h - 1) * rvx + (w - 1)) * h * w
-        return key
+        """int64 keys; the phase is left out unless `keep_phase` (compiled, one pass)."""
+        out = np.empty(len(s), dtype=np.int64)
+        _encode(s.x, s.y, s.vx, s.vy, s.layer, s.progress, s.phase, self.width, self.height,
+                self.keep_phase, out)
+        return out
 
     def decode(self, key: np.ndarray) -> StateArrays:
-        """Inverse of `encode` (phase 0 when the key has none)."""
-        w, h, rvx, rvy, _, _, _ = self._radices
-        k, x = np.divmod(key.astype(np.int64), w)
-        k, y = np.divmod(k, h)
-        k, vx = np.divmod(k, rvx)
-        k, vy = np.divmod(k, rvy)
-        k, layer = np.divmod(k, 2)
-        phase, progress = np.divmod(k, 2)
-        vx -= w - 1
-        vy -= h - 1
-        return StateArrays(*(a.astype(np.int32) for a in (x, y, vx, vy, layer, progress, phase)))
+        """Inverse of `encode` (phase 0 when the key has none; compiled, one pass)."""
+        cols = np.empty((7, len(key)), dtype=np.int32)
+        _decode(np.ascontiguousarray(key, dtype=np.int64), self.width, self.height, cols)
+        return StateArrays(*cols)
 
     def kinematic(self, s: StateArrays) -> np.ndarray:
         """Keys of (x, y, vx, vy, layer) only: what distinguishes final states."""
@@ -87,3 +68,38 @@ class StateCodec:
         key = key * rvx + (s.vx.astype(np.int64) + (w - 1))
         key = key * h + s.y
         return key * w + s.x
+
+
+@njit(cache=True, nogil=True)
+def _encode(x, y, vx, vy, layer, progress, phase, w, h, keep_phase, out):
+    """The mixed-radix key of each state (radices as `StateCodec._radices`)."""
+    rvx, rvy = 2 * w - 1, 2 * h - 1
+    for i in range(len(out)):
+        key = np.int64(progress[i])
+        if keep_phase:
+            key += 2 * np.int64(phase[i])
+        key = key * 2 + layer[i]
+        key = key * rvy + (vy[i] + h - 1)
+        key = key * rvx + (vx[i] + w - 1)
+        key = key * h + y[i]
+        out[i] = key * w + x[i]
+
+
+@njit(cache=True, nogil=True)
+def _decode(keys, w, h, cols):
+    """Rows x, y, vx, vy, layer, progress, phase of `cols` from the keys."""
+    rvx, rvy = 2 * w - 1, 2 * h - 1
+    for i in range(len(keys)):
+        k = keys[i]
+        cols[0, i] = k % w
+        k //= w
+        cols[1, i] = k % h
+        k //= h
+        cols[2, i] = k % rvx - (w - 1)
+        k //= rvx
+        cols[3, i] = k % rvy - (h - 1)
+        k //= rvy
+        cols[4, i] = k % 2
+        k //= 2
+        cols[5, i] = k % 2
+        cols[6, i] = k // 2

@@ -185,8 +185,8 @@ def layered_bfs(
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
             a_state = StateArrays.concat([s for _, s in arrivals])
-            dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, a_src, a_state,
-                                               depth + 1, first, k, mode)
+            dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, visited, a_src,
+                                               a_state, depth + 1, first, k, mode)
             return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
                              depth + 1, False, time.perf_counter() - t0, per_arrival)
         keys = np.concatenate(new_parts) if new_parts else np.zeros(0, dtype=np.int64)
@@ -252,36 +252,43 @@ def _batch(codec: StateCodec, keys: np.ndarray, lo: int, hi: int, depth: int,
 
 def _predecessor_keys(codec: StateCodec, s: StateArrays, k: int) -> np.ndarray:
     """Keys of every state that could move to a state of `s` (a superset): a move to
-    (q, v') starts at p = q - v' with velocity v' - a, for any acceleration a, any
-    layer, progress bit and phase. Candidates off the grid or outside the codec's
-    velocity range are left out (they cannot be states)."""
+    (q, v', phase f) starts at p = q - v' with velocity v' - a, for any acceleration a,
+    any layer and progress bit, and phase f - 1, f or f + 1 within 0..k (a move changes
+    the phase by at most one: `RuleProfile`). Candidates off the grid or outside the
+    codec's velocity range are left out (they cannot be states).
+
+    The layer, progress and phase digits are the key's highest, so each combination
+    adds one constant to the key of (p, v' - a) with those digits 0.
+    """
     w, h = codec.width, codec.height
     px, py = s.x - s.vx, s.y - s.vy
-    inside = (px >= 0) & (px < w) & (py >= 0) & (py < h)
-    rows = np.flatnonzero(inside)
+    rows = np.flatnonzero((px >= 0) & (px < w) & (py >= 0) & (py < h))
     px, py, vx, vy = px[rows], py[rows], s.vx[rows], s.vy[rows]
-    phases = range(k + 1) if codec.keep_phase else (0,)
-    out = []
-    for ax, ay in ACCELERATIONS:
-        ux, uy = vx - ax, vy - ay
-        ok = (np.abs(ux) <= w - 1) & (np.abs(uy) <= h - 1)
-        cx, cy, ux, uy = px[ok], py[ok], ux[ok], uy[ok]
-        n = len(cx)
-        for layer in (0, 1):
-            for prog in (0, 1):
-                for phase in phases:
-                    out.append(codec.encode(StateArrays(
-                        cx, cy, ux, uy, np.full(n, layer, dtype=np.int32),
-                        np.full(n, prog, dtype=np.int32), np.full(n, phase, dtype=np.int32))))
-    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+    acc = np.array(ACCELERATIONS, dtype=np.int32)
+    n9 = len(acc)
+    ux = (vx[:, None] - acc[:, 0]).ravel()
+    uy = (vy[:, None] - acc[:, 1]).ravel()
+    ok = np.flatnonzero((np.abs(ux) <= w - 1) & (np.abs(uy) <= h - 1))
+    zero = np.zeros(len(ok), dtype=np.int32)
+    base = codec.encode(StateArrays(np.repeat(px, n9)[ok], np.repeat(py, n9)[ok], ux[ok],
+                                    uy[ok], zero, zero, zero))
+    step = w * h * (2 * w - 1) * (2 * h - 1)  # one unit of the layer digit
+    low = np.arange(4, dtype=np.int64)  # layer + 2 progress
+    if codec.keep_phase and k:
+        f = np.repeat(s.phase[rows].astype(np.int64), n9)[ok]
+        phases = np.clip(f[:, None] + np.array([-1, 0, 1]), 0, k)  # (n, 3)
+        high = (low[None, None, :] + 4 * phases[:, :, None]) * step
+        return (base[:, None, None] + high).ravel()
+    return (base[:, None] + low[None, :] * step).ravel()
 
 
-def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t: int,
-                dst: np.ndarray, first: StateArrays, k: int, mode: Mode
-                ) -> tuple[np.ndarray, np.ndarray]:
+def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
+                visited: VisitedSet, t: int, dst: np.ndarray, first: StateArrays, k: int,
+                mode: Mode) -> tuple[np.ndarray, np.ndarray]:
     """Every move from layer t into the states `dst` (sorted indices) of layer t + 1.
 
-    The candidate sources are the predecessors of those states found in layer t; they
+    The candidate sources are the predecessors of those states found in layer t (screened
+    by the visited set, then looked up in the layer's sorted keys); they
     are expanded by the rules (so a move is exactly a legal, non-arriving move) and
     their successors matched against `dst`. Returns (src, dst) index arrays ordered by
     (dst, src): the order in which the forward pass met them.
@@ -289,9 +296,10 @@ def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t
     layer, nxt = keys[t], keys[t + 1]
     dst_keys = nxt[dst]
     cand = _predecessor_keys(codec, _layer_states(codec, dst_keys, t + 1, k, mode), k)
+    cand = cand[visited.contains(cand)]  # most candidates are no state at all
     pos = np.searchsorted(layer, cand)
     pos[pos == len(layer)] = 0
-    srcs = np.unique(pos[layer[pos] == cand]) if len(layer) else pos[:0]
+    srcs = _index_set(pos[layer[pos] == cand], len(layer))
     src_out, dst_out = [], []
     for lo in range(0, len(srcs), CHUNK):
         idx = srcs[lo: lo + CHUNK]
@@ -310,17 +318,25 @@ def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t
     return src_all[order], dst_all[order]
 
 
+def _index_set(idx: np.ndarray, n: int) -> np.ndarray:
+    """The distinct values of `idx` (indices below n), sorted: a mark array, no sort."""
+    mark = np.zeros(n, dtype=bool)
+    mark[idx] = True
+    return np.flatnonzero(mark)
+
+
 def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
-            a_src: np.ndarray, a_state: StateArrays, m_star: int, first: StateArrays,
-            k: int, mode: Mode) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
+            visited: VisitedSet, a_src: np.ndarray, a_state: StateArrays, m_star: int,
+            first: StateArrays, k: int, mode: Mode
+            ) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
     """The optimal DAG by a backward pass that recomputes its moves, then exact counts."""
     last = m_star - 1
-    kept = [np.unique(a_src)]  # sorted kept indices of layer t, from t = last down
+    kept = [_index_set(a_src, len(keys[last]))]  # sorted kept indices, from t = last down
     moves: list[tuple[np.ndarray, np.ndarray]] = []
     for t in range(last - 1, -1, -1):
-        src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode)
+        src, dst = _moves_into(codec, rules, keys, visited, t, kept[-1], first, k, mode)
         moves.append((src, dst))
-        kept.append(np.unique(src))
+        kept.append(_index_set(src, len(keys[t])))
     kept.reverse()
     moves.reverse()
     layers = tuple(_batch(codec, keys[t], 0, 0, t, first, k, mode, idx=kept[t])

@@ -23,6 +23,8 @@ stopped, so no capacity has to be guessed in advance.
 [7, 3, 40]
 >>> n = v.add_new(np.array([3, 8], dtype=np.int64), out); out[:n].tolist()
 [8]
+>>> v.contains(np.array([8, 9, 40], dtype=np.int64)).tolist()
+[True, False, True]
 """
 
 from __future__ import annotations
@@ -83,6 +85,33 @@ def _add_new(keys, start, out, n_out, cells, bkeys, bvals, used, rows, tiles):
 
 
 @njit(cache=True, nogil=True)
+def _contains(keys, cells, bkeys, bvals, rows, tiles, out):
+    """out[i] = whether keys[i] is in the set (no insertion)."""
+    mask = len(bkeys) - 1
+    for i in range(len(keys)):
+        key = keys[i]
+        block = key // cells
+        cell = key - block * cells
+        h = block & mask
+        row = -1
+        while True:
+            b = bkeys[h]
+            if b == block:
+                row = bvals[h]
+                break
+            if b == -1:
+                break
+            h = (h + 1) & mask
+        found = False
+        if row >= 0:
+            tile = rows[row, cell >> TILE_SHIFT]
+            if tile >= 0:
+                bit = np.uint64(1) << np.uint64(cell & 63)
+                found = (tiles[tile, (cell >> 6) & (_WORDS - 1)] & bit) != 0
+        out[i] = found
+
+
+@njit(cache=True, nogil=True)
 def _rehash(bkeys, bvals, size):
     """The block table rebuilt with `size` slots (a power of two)."""
     nk = np.full(size, -1, dtype=np.int64)
@@ -102,7 +131,8 @@ def _rehash(bkeys, bvals, size):
 class VisitedSet:
     """A set of non-negative int64 state keys of a track with `cells` = width x height cells.
 
-    Only `add_new` is needed by the BFS: membership and insertion in one pass.
+    `add_new` is the BFS's forward step (membership and insertion in one pass);
+    `contains` screens the backward pass's predecessor candidates.
     """
 
     def __init__(self, cells: int) -> None:
@@ -119,6 +149,12 @@ class VisitedSet:
         """Bytes held by the tables (for memory accounting)."""
         return (self._bkeys.nbytes + self._bvals.nbytes + self._rows.nbytes
                 + self._tiles.nbytes)
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        """Whether each key (int64, >= 0) is in the set, as a bool array."""
+        out = np.empty(len(keys), dtype=np.bool_)
+        _contains(keys, self.cells, self._bkeys, self._bvals, self._rows, self._tiles, out)
+        return out
 
     def add_new(self, keys: np.ndarray, out: np.ndarray) -> int:
         """Add `keys` (int64, >= 0); write the ones not in the set before to `out` in their
