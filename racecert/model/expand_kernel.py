@@ -62,10 +62,16 @@ def expand_moves(bx, by, bvx, bvy, blayer, bprog, bphase,  # the batch
                  w, h, drivable, endable, ramp, clearance, plain_sat,  # the surfaces, flat
                  op_moves, op_speed, op_perp,  # opening: K, max speed or -1, perp axis or -1
                  phase_limit, lines,
+                 key_mode, skeys,  # successors as keys: 0 no, 1 with the phase, 2 without
                  src, sx, sy, svx, svy, slayer, sprog, sphase,  # successors (out)
                  asrc, ax_, ay_, avx, avy, alayer, aprog, aphase):  # arrivals (out)
-    """Expand every state of the batch; returns (successors written, arrivals written)."""
+    """Expand every state of the batch; returns (successors written, arrivals written).
+
+    With `key_mode` > 0 the successors are written only as their state keys (the mixed
+    radix of `model.states.StateCodec`) to `skeys`, and the successor columns are unused.
+    """
     hw = h * w
+    rvx, rvy = 2 * w - 1, 2 * h - 1
     n_s = 0
     n_a = 0
     for i in range(len(bx)):
@@ -194,6 +200,13 @@ def expand_moves(bx, by, bvx, bvy, blayer, bprog, bphase,  # the batch
                 aprog[n_a] = prog
                 aphase[n_a] = nphase
                 n_a += 1
+            elif key_mode:
+                key = np.int64(prog)
+                if key_mode == 1:
+                    key += 2 * np.int64(nphase)
+                key = (((key * 2 + layer) * rvy + (vy + h - 1)) * rvx + (vx + w - 1)) * h + qy
+                skeys[n_s] = key * w + qx
+                n_s += 1
             else:
                 src[n_s] = i
                 sx[n_s] = qx

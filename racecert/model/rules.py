@@ -262,21 +262,35 @@ class VectorRaceRules:
         arrived state's progress is the *next* lap's (the race rule of
         docs/continuity.md).
         """
-        n = len(batch)
-        cap = 9 * n
-        s_cols = [np.empty(cap, dtype=np.int32) for _ in range(8)]
-        a_cols = [np.empty(cap, dtype=np.int32) for _ in range(8)]
+        succ, arrivals, n_s, n_a = self._run(batch, 0, None)
+        succ = [c[:n_s] for c in succ]
+        return Expansion(succ[0], StateArrays(*succ[1:]), arrivals[0][:n_a],
+                         StateArrays(*(c[:n_a] for c in arrivals[1:])))
+
+    def expand_keys(self, batch: StateArrays, keep_phase: bool, out: np.ndarray
+                    ) -> tuple[int, np.ndarray, StateArrays]:
+        """`expand` for the BFS: the successors' `StateCodec` keys (phase kept or not)
+        written to `out` (room for 9 per state), and the arrivals as in `expand`.
+
+        Returns (successors written, arrive_src, arrive_state).
+        """
+        _, arrivals, n_s, n_a = self._run(batch, 1 if keep_phase else 2, out)
+        return n_s, arrivals[0][:n_a], StateArrays(*(c[:n_a] for c in arrivals[1:]))
+
+    def _run(self, batch: StateArrays, key_mode: int, keys: np.ndarray | None
+             ) -> tuple[list[np.ndarray], list[np.ndarray], int, int]:
+        """Call the kernel: (successor columns, arrival columns, how many of each)."""
+        cap = len(ACCELERATIONS) * len(batch)
+        succ = [np.empty(0 if key_mode else cap, dtype=np.int32) for _ in range(8)]
+        arrivals = [np.empty(cap, dtype=np.int32) for _ in range(8)]
         t = self.track
         n_s, n_a = expand_moves(
             *(np.ascontiguousarray(a, dtype=np.int32) for a in batch.fields()), _ACC_X, _ACC_Y,
             t.width, t.height, self._drivable, self._endable, self._ramp, self._clearance,
-            self._plain_sat,
-            self._op_moves, self._op_speed, self._op_perp, self.phase_limit, self._lines,
-            *s_cols, *a_cols)
-        s_cols = [c[:n_s] for c in s_cols]
-        a_cols = [c[:n_a] for c in a_cols]
-        return Expansion(s_cols[0], StateArrays(*s_cols[1:]), a_cols[0],
-                         StateArrays(*a_cols[1:]))
+            self._plain_sat, self._op_moves, self._op_speed, self._op_perp, self.phase_limit,
+            self._lines, key_mode, np.empty(0, dtype=np.int64) if keys is None else keys,
+            *succ, *arrivals)
+        return succ, arrivals, n_s, n_a
 
 
 def _line_row(line: Line) -> tuple[int, int, int, int, int, int]:

@@ -41,7 +41,13 @@ from racecert.model.rules import (
 )
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
-from racecert.oracle.counts import crt_rows, layered_counts, primes_for_bound, sum_residues
+from racecert.oracle.counts import (
+    count_bound,
+    crt_rows,
+    layered_counts,
+    primes_for_bound,
+    sum_residues,
+)
 from racecert.oracle.visited import VisitedSet
 
 Mode = Literal["editor", "exact"]
@@ -156,6 +162,7 @@ def layered_bfs(
     keys_by_layer = [codec.encode(first)]
     visited = VisitedSet(track.width * track.height)
     scratch = np.empty(9 * CHUNK, dtype=np.int64)
+    succ_keys = np.empty(9 * CHUNK, dtype=np.int64)
     visited.add_new(keys_by_layer[0], scratch)
     total = len(first)
     depth = 0
@@ -168,19 +175,19 @@ def layered_bfs(
         for lo in range(0, len(frontier), CHUNK):
             batch = _batch(codec, frontier, lo, min(lo + CHUNK, len(frontier)), depth,
                            first, k, mode)
-            exp = rules.expand(batch)
-            if len(exp.arrive_src):
-                a_src, a_state = exp.arrive_src, exp.arrive_state
+            if len(succ_keys) < 9 * len(batch):
+                succ_keys = np.empty(9 * len(batch), dtype=np.int64)
+            n_succ, a_src, a_state = _successor_keys(rules, codec, batch, succ_keys)
+            if len(a_src):
                 if accept_arrival is not None:
                     ok = accept_arrival(a_state)
                     a_src, a_state = a_src[ok], a_state.take(ok)
                 if len(a_src):
                     arrivals.append((a_src + lo, a_state))
             if not arrivals:
-                key = codec.encode(exp.succ)
-                if len(scratch) < len(key):
-                    scratch = np.empty(len(key), dtype=np.int64)
-                n_new = visited.add_new(key, scratch)
+                if len(scratch) < n_succ:
+                    scratch = np.empty(n_succ, dtype=np.int64)
+                n_new = visited.add_new(succ_keys[:n_succ], scratch)
                 new_parts.append(scratch[:n_new].copy())
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
@@ -248,6 +255,19 @@ def _batch(codec: StateCodec, keys: np.ndarray, lo: int, hi: int, depth: int,
             batch = StateArrays(*batch.fields()[:6], np.zeros(len(batch), dtype=np.int32))
         return batch
     return _layer_states(codec, keys[lo:hi] if idx is None else keys[idx], depth, k, mode)
+
+
+def _successor_keys(rules: RuleProfile, codec: StateCodec, batch: StateArrays,
+                    out: np.ndarray) -> tuple[int, np.ndarray, StateArrays]:
+    """The successors of `batch` as keys in `out` (how many), and its arrivals: the
+    profile's compiled `expand_keys` where it has one, else its `expand`, encoded."""
+    expand_keys = getattr(rules, "expand_keys", None)
+    if expand_keys is not None:
+        return expand_keys(batch, codec.keep_phase, out)
+    exp = rules.expand(batch)
+    n = len(exp.src)
+    out[:n] = codec.encode(exp.succ)
+    return n, exp.arrive_src, exp.arrive_state
 
 
 def _predecessor_keys(codec: StateCodec, s: StateArrays, k: int) -> np.ndarray:
@@ -347,8 +367,9 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
     fkeys = codec.kinematic(a_state)
     ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
     finals = a_state.take(first_idx)
-    primes = primes_for_bound(len(first) * 9**m_star)  # every layer-0 state is a source
-    residues = layered_counts([len(layer) for layer in layers], list(dag_edges), primes)
+    sizes = [len(layer) for layer in layers]
+    primes = primes_for_bound(count_bound(sizes, dag_edges))  # layer 0: one path each
+    residues = layered_counts(sizes, list(dag_edges), primes)
     rows = residues[last][arrive_src]
     counts = sum_residues(rows, final_idx, len(ukeys), primes)
     dag = OptimalDag(layers, dag_edges, arrive_src, final_idx, a_state, finals)
