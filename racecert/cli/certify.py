@@ -157,10 +157,10 @@ def certify_to_file(track: Track, args: argparse.Namespace, out: Path,
 
 def cmd_certify(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None
-    track = load_track(args.track)
-    if args.best_start and not is_lattice(track):
-        return print_error("--best-start: a grid track has one car (lattice tracks only)")
-    with run_limits(args) as limits:
+    with run_limits(args) as limits:  # before the track is read: --timeout counts it
+        track = load_track(args.track)
+        if args.best_start and not is_lattice(track):
+            return print_error("--best-start: a grid track has one car (lattice tracks only)")
         if out is None:
             cert = run_certify(track, args, None, limits.budget)
             data = cert.to_json()
