@@ -115,18 +115,21 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
                              "SIZE, e.g. 2G or 512M (default: what it holds plus 75 %% of "
                              "the memory available when it starts)")
     parser.add_argument("--timeout", metavar="S", type=seconds(0.0, MAX_TIMEOUT),
-                        help="stop (exit 4) after S seconds of wall time; it only ends the "
-                             "run, never changes a figure (default: none)")
+                        help="stop (exit 4) S seconds of wall time after the process started "
+                             "(loading included); it only ends the run, never changes a "
+                             "figure (default: none)")
 
 
 # -- what the machine has --------------------------------------------------------------------
 
 
 def _read(path: str) -> str | None:
+    """The text of `path`, or None (the watchdog's reader: one way of reading for both)."""
     return watchdog_script.read(path)
 
 
 def _meminfo(key: str, text: str) -> int | None:
+    """The /proc/meminfo or /proc/self/status field `key` in bytes, or None."""
     return watchdog_script.meminfo(key, text)
 
 
@@ -265,7 +268,8 @@ class RunLimits:
 
 def default_memory() -> tuple[int | None, str]:
     """(address-space cap, how it was chosen): what the process holds plus 75 % of the
-    available memory; (None, "") where either cannot be read."""
+    memory available now (`memory_now`: the machine's or the tightest level of the
+    process's own cgroups); (None, "") where either cannot be read."""
     held, (avail, what) = address_space(), memory_now()
     if held is None or avail is None or resource is None:
         return None, ""
@@ -331,11 +335,14 @@ class Watchdog:
                  levels: list[list]) -> None:
         self.deadline, self.keep_free, self.levels = deadline, keep_free, levels
         self.fired: str | None = None
+        self._closing = False
         self._proc: subprocess.Popen[bytes] | None = None
         self._previous: dict[int, object] = {}
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
-        if self.fired is None:
+        """Record the limit and stop the run; once the block has ended (a signal sent as
+        the work finished) nothing is raised: the work is done."""
+        if self.fired is None and not self._closing:
             self.fired = self.SIGNALS[signum]
             raise LimitInterrupt
 
@@ -363,6 +370,7 @@ class Watchdog:
             signal.signal(signum, previous)  # type: ignore[arg-type]
 
     def __exit__(self, *exc: object) -> None:
+        self._closing = True
         try:
             if self._proc is not None:
                 self._proc.kill()
