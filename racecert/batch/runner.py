@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from racecert.atomic import sweep_stale
 from racecert.batch.store import ResultRow, ResultStore
 from racecert.batch.task import (
     BatchMode,
@@ -139,10 +140,13 @@ def dask_client(spec: ClusterSpec) -> Iterator[Client]:
         return
     preload = ["racecert.batch.worker_init"] if spec.processes else []
     # the workers' scratch space in a folder of our own, removed on exit (also on Ctrl-C):
-    # Dask's default leaves dask-scratch-space/ behind in the temp folder
+    # Dask's default leaves dask-scratch-space/ behind in the temp folder. One left by a
+    # batch killed with SIGKILL is removed by the next batch once a day old (its name
+    # holds the process id, so that of a batch still running is kept)
     import dask
 
-    with tempfile.TemporaryDirectory(prefix="racecert-dask-") as scratch, \
+    sweep_stale(Path(tempfile.gettempdir()))
+    with tempfile.TemporaryDirectory(prefix=f"racecert-dask-{os.getpid()}-") as scratch, \
             dask.config.set({"temporary-directory": scratch}):
         cluster = LocalCluster(n_workers=spec.workers or os.cpu_count() or 1,
                                threads_per_worker=1, processes=spec.processes,

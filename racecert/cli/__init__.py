@@ -34,7 +34,7 @@ from racecert.cli import (
     validate,
 )
 from racecert.cli.arguments import Parser, print_error
-from racecert.cli.limits import LimitTooLow, limit_error
+from racecert.cli.limits import limit_error
 from racecert.cli.output import OutputError
 from racecert.model.budget import LimitReached
 from racecert.model.errors import TrackError
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args))
-    except (TrackError, OutputError, BatchError, StoreError, LimitTooLow) as exc:
+    except (TrackError, OutputError, BatchError, StoreError) as exc:
         return print_error(exc)
     except LatticeLimitError as exc:  # a lattice search past what its profile encodes
         print_error(exc)

@@ -216,12 +216,13 @@ def output_paths(values: list[str]) -> list[tuple[Path, str]]:
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     outputs = output_paths(args.out)
-    track = load_track(args.track)
-    if is_lattice(track):
-        return cmd_analyze_lattice(args, track, outputs)  # type: ignore[arg-type]
-    if args.best_start:
-        return print_error("--best-start: a grid track has one car; use --all-slots")
-    with run_limits(args) as limits:
+    with run_limits(args) as limits:  # before the track is read: --timeout counts it
+        track = load_track(args.track)
+        if is_lattice(track):
+            return cmd_analyze_lattice(args, track, outputs)  # type: ignore[arg-type]
+        if args.best_start:
+            return print_error("--best-start: a grid track has one car; use --all-slots")
+
         def run(t: Track, mode: str) -> Analysis:
             return run_analysis(t, mode, limits.budget)
 

@@ -7,9 +7,11 @@ disagrees, some figure unconfirmed: the headline names it), 4 a resource limit r
 
 With -o/--out FILE the certificate is written atomically to FILE and the DRUP
 proofs next to it: the checks write them into a hidden staging folder in FILE's
-folder, from where each is renamed into place once the certificate is complete;
-the staging folder is removed on every exit path (an error, Ctrl-C). Without
---out no proof is written at all (the checker reads it from memory).
+folder, from where each is renamed into place once the certificate is complete
+and written to its own temp file (so a full disk fails before any file is moved:
+one line, exit 2, the previous certificate and proofs kept); the staging folder is
+removed on every exit path (an error, Ctrl-C). Without --out no proof is written at
+all (the checker reads it from memory).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from racecert.certification.lattice_checks import LatticeLimits
 from racecert.cli.arguments import integer, print_error, seconds
 from racecert.cli.common import format_table
 from racecert.cli.limits import add_limit_arguments, run_limits
-from racecert.cli.output import check_output_file, publish, staging_folder, write_text_atomic
+from racecert.cli.output import check_output_file, pending_text, publish, staging_folder
 from racecert.cli.progress import progress
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import is_lattice
@@ -140,23 +142,25 @@ def certify_to_file(track: Track, args: argparse.Namespace, out: Path,
                     budget: StateBudget | None = None) -> tuple[Certificate, dict]:
     """Certify with the proofs staged in `out`'s folder; write them and the certificate.
 
-    Returns the certificate and its JSON (with the proofs' final paths)."""
+    Every byte is written before the first rename: the certificate goes to its temp file
+    first, then the proofs are renamed into place, then the certificate. Returns the
+    certificate and its JSON (with the proofs' final paths)."""
     folder = out.parent
     with staging_folder(folder) as staging:
         cert = run_certify(track, args, staging, budget)
         data = _moved_proofs(cert.to_json(), staging, folder)
-        for staged in sorted(staging.iterdir()):
-            publish(staged, folder / staged.name)
-        write_text_atomic(out, json.dumps(data, indent=2) + "\n")
+        with pending_text(out, json.dumps(data, indent=2) + "\n"):
+            for staged in sorted(staging.iterdir()):
+                publish(staged, folder / staged.name)
     return cert, data
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None
-    track = load_track(args.track)
-    if args.best_start and not is_lattice(track):
-        return print_error("--best-start: a grid track has one car (lattice tracks only)")
-    with run_limits(args) as limits:
+    with run_limits(args) as limits:  # before the track is read: --timeout counts it
+        track = load_track(args.track)
+        if args.best_start and not is_lattice(track):
+            return print_error("--best-start: a grid track has one car (lattice tracks only)")
         if out is None:
             cert = run_certify(track, args, None, limits.budget)
             data = cert.to_json()

@@ -9,24 +9,37 @@ and exit status 4 (`EXIT_LIMIT`), never an out-of-memory kill or a traceback:
 - `--max-memory SIZE` caps the process's address space (`RLIMIT_AS`), so an allocation
   past it fails inside the process (numpy's `MemoryError`) instead of drawing the
   kernel's out-of-memory killer. The default lets the run grow by 75 % of the memory
-  available when it starts (`MemAvailable` in /proc/meminfo, or what the cgroup still
-  allows when that is less). Address space counts a little more than resident memory.
-- `--timeout S` is a wall-clock limit for the person waiting: a watchdog process stops
-  the run the way Ctrl-C does (also inside a CP-SAT or SAT solve). It is allowed beside
-  the deterministic budgets because it never changes a figure: it only ends the run,
-  with no output written.
+  available when it starts: the least of `MemAvailable` in /proc/meminfo and, at every
+  level of the process's own memory cgroup up to the mount's root (v2 or v1, from
+  /proc/self/cgroup and /proc/self/mounts), the limit less the working set there.
+  Address space counts a little more than resident memory.
+- Since several runs (or other programs) can each count on the same free memory, the
+  watchdog process also watches the memory available now and stops the run, with one
+  line, when less than `reserve` is left; a run that starts with less than that does
+  not start. Both are exit status 4, not the out-of-memory killer's 137.
+- `--timeout S` is a wall-clock limit for the person waiting, counted from the start of
+  the process (its start time in /proc/self/stat; where that cannot be read, from the
+  moment this module was imported): the watchdog process sends its own signal
+  (`racecert.cli.watchdog`), whose handler raises `LimitInterrupt`, a KeyboardInterrupt,
+  so that it stops the run the way Ctrl-C does (also inside a CP-SAT or SAT solve),
+  whatever SIGINT's disposition (a run started with SIGINT ignored still stops). It is
+  allowed beside the deterministic budgets because it never changes a figure: it only
+  ends the run, with no output written.
 
 `run_limits(args)` applies the memory cap and the watchdog around the work and turns
-what they cause (`MemoryError`, the watchdog's interrupt) into `LimitReached`, whose
-message the top level prints (`racecert.cli.main`). The previous address-space limit is
-restored afterwards, so the limits of one in-process call do not outlive it.
+what they cause (`MemoryError`, the watchdog's signals) into `LimitReached`, whose
+message the top level prints (`racecert.cli.main`). The previous address-space limit and
+signal handlers are restored afterwards, so the limits of one in-process call do not
+outlive it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -35,13 +48,19 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 try:
     import resource
 except ImportError:  # not on Windows: no memory cap there
     resource = None  # type: ignore[assignment]
 
+from racecert.cli import watchdog as watchdog_script
 from racecert.model.budget import LimitReached, StateBudget
+
+IMPORTED = time.monotonic()
+"""When this module was imported: the start of the run where the process's own start
+time cannot be read."""
 
 EXIT_LIMIT = 4
 MAX_STATES = 10**11
@@ -52,6 +71,10 @@ MAX_TIMEOUT = 10**7
 """Largest --timeout in seconds (some 116 days)."""
 DEFAULT_SHARE = 0.75
 """Share of the available memory the default --max-memory lets the run add."""
+MIN_RESERVE, MAX_RESERVE = 64 * 2**20, 256 * 2**20
+"""The memory the watchdog keeps free: 4 % of the tightest limit (the machine's memory or
+a cgroup's), at least 64 MiB and at most 256 MiB (two runs sharing a 1.2 GiB cgroup came
+within 7 MiB of its limit with a reserve of 32 MiB)."""
 
 UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50}
 
@@ -92,45 +115,117 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
                              "SIZE, e.g. 2G or 512M (default: what it holds plus 75 %% of "
                              "the memory available when it starts)")
     parser.add_argument("--timeout", metavar="S", type=seconds(0.0, MAX_TIMEOUT),
-                        help="stop (exit 4) after S seconds of wall time; it only ends the "
-                             "run, never changes a figure (default: none)")
-
-
-class LimitTooLow(ValueError):
-    """A limit the run cannot start under (bad input: exit status 2)."""
+                        help="stop (exit 4) S seconds of wall time after the process started "
+                             "(loading included); it only ends the run, never changes a "
+                             "figure (default: none)")
 
 
 # -- what the machine has --------------------------------------------------------------------
 
 
-def _meminfo(key: str, text: str) -> int | None:
-    m = re.search(rf"^{key}:\s+(\d+)\s*kB", text, re.MULTILINE)
-    return None if m is None else int(m.group(1)) * 1024
-
-
 def _read(path: str) -> str | None:
-    try:
-        return Path(path).read_text()
-    except OSError:
-        return None
+    """The text of `path`, or None (the watchdog's reader: one way of reading for both)."""
+    return watchdog_script.read(path)
+
+
+def _meminfo(key: str, text: str) -> int | None:
+    """The /proc/meminfo or /proc/self/status field `key` in bytes, or None."""
+    return watchdog_script.meminfo(key, text)
+
+
+V2_FILES = ("memory.max", "memory.current", "memory.stat", "inactive_file")
+V1_FILES = ("memory.limit_in_bytes", "memory.usage_in_bytes", "memory.stat",
+            "total_inactive_file")
+NO_LIMIT = 2**60
+"""At or above this a cgroup limit means none (v1 writes 9223372036854771712)."""
+
+
+def cgroup_mounts(mounts: str) -> tuple[str | None, str | None]:
+    """(cgroup v2 mount point, cgroup v1 memory controller's mount point) from the text
+    of /proc/self/mounts; None for one not mounted."""
+    v2 = v1 = None
+    for line in mounts.splitlines():
+        fields = line.split()
+        if len(fields) < 4:
+            continue
+        point, fstype, options = fields[1], fields[2], fields[3].split(",")
+        if fstype == "cgroup2" and v2 is None:
+            v2 = point
+        elif fstype == "cgroup" and "memory" in options and v1 is None:
+            v1 = point
+    return v2, v1
+
+
+def cgroup_levels(cgroup: str, mounts: str) -> list[list]:
+    """The memory limits over this process, one ``[limit, usage file, stat file, inactive
+    key, folder]`` per level that has one, from its own cgroup up to the mount's root:
+    the process's cgroups from the text of /proc/self/cgroup (v2 ``0::/path``, v1
+    ``N:memory:/path``), their folders under the mount points in `mounts` (the text of
+    /proc/self/mounts). A cgroup may be limited by an ancestor only, and the tightest
+    level need not be the innermost: every level is kept, `watchdog.room` takes the
+    least room. A level whose folder is missing (a path of another cgroup namespace) is
+    skipped; the walk still reaches the mount's root, which is then the container's."""
+    v2_root, v1_root = cgroup_mounts(mounts)
+    levels: list[list] = []
+    for line in cgroup.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        hierarchy, controllers, path = parts
+        if hierarchy == "0" and controllers == "" and v2_root is not None:
+            root, files = v2_root, V2_FILES
+        elif "memory" in controllers.split(",") and v1_root is not None:
+            root, files = v1_root, V1_FILES
+        else:
+            continue
+        folder = Path(root, path.strip().lstrip("/"))
+        while True:
+            limit = _read(str(folder / files[0]))
+            if limit is not None and limit.strip().isdigit() and int(limit) < NO_LIMIT:
+                levels.append([int(limit), str(folder / files[1]), str(folder / files[2]),
+                               files[3], str(folder)])
+            if folder == Path(root) or folder.parent == folder:
+                break
+            folder = folder.parent
+    return levels
+
+
+def own_cgroup_levels() -> list[list]:
+    """`cgroup_levels` of this process ([] where /proc cannot be read)."""
+    cgroup, mounts = _read("/proc/self/cgroup"), _read("/proc/self/mounts")
+    return [] if cgroup is None or mounts is None else cgroup_levels(cgroup, mounts)
+
+
+def memory_now(levels: list[list] | None = None) -> tuple[int | None, str]:
+    """(bytes available now, what binds: the machine or a cgroup folder), or (None, "")
+    where neither can be read; `levels` defaults to this process's own cgroups."""
+    return watchdog_script.room(own_cgroup_levels() if levels is None else levels)
 
 
 def available_memory() -> int | None:
-    """Bytes the machine can still give: MemAvailable, or less when a cgroup (v2 or v1)
-    allows less; None where neither can be read."""
-    text = _read("/proc/meminfo")
-    avail = None if text is None else _meminfo("MemAvailable", text)
-    for limit_file, usage_file in (("/sys/fs/cgroup/memory.max",
-                                    "/sys/fs/cgroup/memory.current"),
-                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
-                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
-        limit, usage = _read(limit_file), _read(usage_file)
-        if limit and usage and limit.strip().isdigit() and usage.strip().isdigit():
-            room = max(int(limit) - int(usage), 0)
-            if room < 2**60:  # v1 writes a huge number for "no limit"
-                avail = room if avail is None else min(avail, room)
-            break
-    return avail
+    """Bytes this process can still be given: the least of MemAvailable and the room of
+    each level of its own memory cgroups (`memory_now`); None where neither is known."""
+    return memory_now()[0]
+
+
+def reserve(levels: list[list]) -> int:
+    """The memory the watchdog keeps free (`MIN_RESERVE`, `MAX_RESERVE`)."""
+    total = _meminfo("MemTotal", _read("/proc/meminfo") or "")
+    limits = [lvl[0] for lvl in levels] + ([] if total is None else [total])
+    tightest = min(limits) if limits else MAX_RESERVE * 50
+    return max(MIN_RESERVE, min(MAX_RESERVE, tightest // 25))
+
+
+def seconds_since_start() -> float:
+    """Seconds since this process started: /proc/uptime less its start time in
+    /proc/self/stat (both since boot), else since this module was imported."""
+    stat, uptime = _read("/proc/self/stat"), _read("/proc/uptime")
+    try:
+        ticks = int(stat.rsplit(")", 1)[1].split()[19])  # type: ignore[union-attr]
+        since = float(uptime.split()[0]) - ticks / os.sysconf("SC_CLK_TCK")  # type: ignore
+    except (AttributeError, IndexError, ValueError, OSError):
+        return time.monotonic() - IMPORTED
+    return since if 0 <= since < 10**9 else time.monotonic() - IMPORTED
 
 
 def address_space() -> int | None:
@@ -173,13 +268,14 @@ class RunLimits:
 
 def default_memory() -> tuple[int | None, str]:
     """(address-space cap, how it was chosen): what the process holds plus 75 % of the
-    available memory; (None, "") where either cannot be read."""
-    held, avail = address_space(), available_memory()
+    memory available now (`memory_now`: the machine's or the tightest level of the
+    process's own cgroups); (None, "") where either cannot be read."""
+    held, (avail, what) = address_space(), memory_now()
     if held is None or avail is None or resource is None:
         return None, ""
     cap = held + int(DEFAULT_SHARE * avail)
     return cap, (f"the default --max-memory {format_bytes(cap)}: {format_bytes(held)} held "
-                 f"+ 75 % of the {format_bytes(avail)} available")
+                 f"+ 75 % of the {format_bytes(avail)} available in {what}")
 
 
 def _within_outer_limit(memory: int | None, origin: str, explicit: bool
@@ -208,9 +304,10 @@ def memory_cap(limit: int | None, origin: str) -> Iterator[None]:
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     held = address_space()
-    if held is not None and limit <= held:
-        raise LimitTooLow(f"{origin}: below the {format_bytes(held)} of address space the "
-                          "process already holds before any work; allow more")
+    if held is not None and limit <= held:  # the run cannot start: a limit reached (4)
+        raise LimitReached(f"memory limit reached: {origin} is below the "
+                           f"{format_bytes(held)} of address space the process already "
+                           "holds before any work; allow more")
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     try:
         yield
@@ -218,72 +315,115 @@ def memory_cap(limit: int | None, origin: str) -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
-WATCHDOG = """\
-import os, signal, sys, time
-parent, seconds = int(sys.argv[1]), float(sys.argv[2])
-time.sleep(seconds)
-if os.getppid() == parent:  # never signal a process that merely reused the number
-    os.kill(parent, signal.SIGINT)
-"""
+class LimitInterrupt(KeyboardInterrupt):
+    """Raised in the main thread by the watchdog's signals: a KeyboardInterrupt, so that
+    everything Ctrl-C stops (a CP-SAT or SAT solve through `racecert.independent.interrupt`,
+    a search, a write) stops the same way; `run_limits` turns it into `LimitReached`."""
 
 
 class Watchdog:
-    """After `seconds`, interrupt this process as Ctrl-C does: a SIGINT from outside, so
-    that Python raises KeyboardInterrupt in the main thread and the solvers' own Ctrl-C
-    paths stop a CP-SAT or SAT solve. It is a tiny child process, not a thread: a native
-    solve that holds the interpreter lock would keep a thread from ever running. A
-    KeyboardInterrupt once `seconds` have passed (`expired`) is the timeout."""
+    """The watchdog process (`racecert.cli.watchdog`) and the handlers of its signals
+    within the block: after the `deadline` (a `time.monotonic` value) or when less than
+    `keep_free` bytes are available in `levels` (and the machine), the handler records
+    which (`fired`: "timeout" or "memory") and raises `LimitInterrupt`. It needs the main
+    thread (signals are handled there); the previous handlers are restored after the
+    process is gone."""
 
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.start = 0.0
+    SIGNALS = {watchdog_script.TIMEOUT_SIGNAL: "timeout", watchdog_script.MEMORY_SIGNAL: "memory"}
+
+    def __init__(self, deadline: float | None, keep_free: int | None,
+                 levels: list[list]) -> None:
+        self.deadline, self.keep_free, self.levels = deadline, keep_free, levels
+        self.fired: str | None = None
+        self._closing = False
         self._proc: subprocess.Popen[bytes] | None = None
+        self._previous: dict[int, object] = {}
 
-    @property
-    def expired(self) -> bool:
-        return time.monotonic() - self.start >= self.seconds
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        """Record the limit and stop the run; once the block has ended (a signal sent as
+        the work finished) nothing is raised: the work is done."""
+        if self.fired is None and not self._closing:
+            self.fired = self.SIGNALS[signum]
+            raise LimitInterrupt
 
     def __enter__(self) -> Watchdog:
         if threading.current_thread() is not threading.main_thread():
-            raise RuntimeError("--timeout needs the main thread (it stops the run by SIGINT)")
-        self.start = time.monotonic()
-        self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", WATCHDOG, str(os.getpid()), repr(self.seconds)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)  # a Ctrl-C at the terminal is not sent to it
+            raise RuntimeError("the watchdog needs the main thread (it stops the run by a "
+                               "signal)")
+        for signum in self.SIGNALS:
+            self._previous[signum] = signal.signal(signum, self._handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(self.SIGNALS))
+        spec = {"deadline": self.deadline, "reserve": self.keep_free, "levels": self.levels}
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", watchdog_script.__file__, str(os.getpid()),
+                 json.dumps(spec)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)  # a Ctrl-C at the terminal is not sent to it
+        except BaseException:
+            self._restore()
+            raise
         return self
 
+    def _restore(self) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)  # type: ignore[arg-type]
+
     def __exit__(self, *exc: object) -> None:
-        if self._proc is not None:
-            self._proc.kill()
-            self._proc.wait()
+        self._closing = True
+        try:
+            if self._proc is not None:
+                self._proc.kill()
+                self._proc.wait()
+        finally:
+            self._restore()
 
 
 @contextmanager
 def run_limits(args: argparse.Namespace) -> Iterator[RunLimits]:
     """Apply the limits `args` ask for around the block; what they stop becomes
-    `LimitReached` with its one-line message (module docstring)."""
+    `LimitReached` with its one-line message (module docstring). Enter it before the
+    track is read, so that --timeout and the memory watch cover the whole run."""
     limits = RunLimits.from_args(args)
+    levels = own_cgroup_levels()
+    avail, what = memory_now(levels)
+    keep_free = None if avail is None else reserve(levels)
+    if avail is not None and keep_free is not None and avail < keep_free:
+        raise LimitReached(f"memory limit reached: only {format_bytes(avail)} available in "
+                           f"{what}, less than the {format_bytes(keep_free)} a run keeps "
+                           "free; wait for other runs or free memory")
+    deadline = (None if limits.timeout is None
+                else time.monotonic() - seconds_since_start() + limits.timeout)
     failed: str | None = None
+    watchdog: Watchdog | None = None
     with ExitStack() as stack:
         # the watchdog first: its process must not start under the memory cap
-        watchdog = (None if limits.timeout is None
-                    else stack.enter_context(Watchdog(limits.timeout)))
+        if (deadline is not None or keep_free is not None) and (
+                threading.current_thread() is threading.main_thread()):
+            watchdog = stack.enter_context(Watchdog(deadline, keep_free, levels))
+        elif deadline is not None:
+            raise RuntimeError("--timeout needs the main thread (it stops the run by a signal)")
         stack.enter_context(memory_cap(limits.memory, limits.memory_origin))
         try:
             yield limits
         except MemoryError as exc:
             failed = _allocation(exc)
         except KeyboardInterrupt:
-            if watchdog is None or not watchdog.expired:
+            if watchdog is None or watchdog.fired is None:
                 raise
-            failed = "timeout"
+            failed = watchdog.fired
     if failed == "timeout":
         raise LimitReached(f"time limit reached: stopped after {limits.timeout:g} s "
                            f"(--timeout {limits.timeout:g})")
+    peak = peak_resident()
+    held = "" if peak is None else f" with {format_bytes(peak)} resident at the peak"
+    if failed == "memory":
+        left, what = memory_now(levels)
+        now = "" if left is None else f" (only {format_bytes(left)} left in {what})"
+        raise LimitReached(f"memory limit reached: the memory available ran low{now}{held}; "
+                           "other processes use the rest: run fewer at once, lower "
+                           "--max-states or free memory")
     if failed is not None:
-        peak = peak_resident()
-        held = "" if peak is None else f" with {format_bytes(peak)} resident at the peak"
         origin = limits.memory_origin or "the machine's memory"
         raise LimitReached(f"memory limit reached: {failed} failed{held} ({origin}); lower "
                            "--max-states or raise --max-memory")

@@ -9,7 +9,13 @@ previous file or the new one, never a truncated mix. On any failure, Ctrl-C
 included, the temp file is removed and the previous file is left as it was.
 
 Every problem is an `OutputError` whose message is one line naming the path; the
-CLI prints it and exits with status 2.
+CLI prints it and exits with status 2. That includes a write that fails after the work
+(a full disk, a quota, an I/O error, a read-only remount, ``ulimit -f``:
+`racecert.atomic.WRITE_ERRNOS`), also one made by a library call into a staging folder.
+
+A run killed by SIGKILL cannot remove its temp files; `racecert.atomic.sweep_stale`
+removes racecert's own (and only those) once they are more than a day old, whenever a
+later run checks that folder for output.
 """
 
 from __future__ import annotations
@@ -22,9 +28,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from racecert import atomic
-from racecert.atomic import TEMP_PREFIX
-
-"""Temp files and staging folders start with this (hidden, recognisable in a listing)."""
+from racecert.atomic import TEMP_PREFIX, WRITE_ERRNOS, sweep_stale
 
 
 class OutputError(Exception):
@@ -41,6 +45,7 @@ def _writable_folder(folder: Path, shown: str) -> None:
         raise OutputError(f"{shown}: the folder {str(folder)!r} does not exist")
     if not folder.is_dir():
         raise OutputError(f"{shown}: {str(folder)!r} is not a folder")
+    sweep_stale(folder)
     probe = folder / f"{TEMP_PREFIX}probe-{secrets.token_hex(4)}"
     try:  # a real write says more than os.access (read-only mounts, ACLs, root)
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
@@ -105,8 +110,7 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     try:
         atomic.write_bytes_atomic(path, data)
     except OSError as exc:
-        raise OutputError(f"{_one_line(str(path))}: cannot write: {exc.strerror or exc}; "
-                          "the previous file, if any, is unchanged") from None
+        raise _cannot_write(path, exc) from None
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
@@ -114,14 +118,35 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def _cannot_write(path: str | Path, exc: OSError) -> OutputError:
+    return OutputError(f"{_one_line(str(path))}: cannot write: {exc.strerror or exc}; "
+                       "the previous file, if any, is unchanged")
+
+
+@contextmanager
+def pending_text(path: str | Path, text: str) -> Iterator[None]:
+    """`racecert.atomic.pending_write` of `text` (UTF-8): every byte written before the
+    block, the rename after it, so that a full disk fails before any file of the block
+    is moved into place; write errors become a one-line OutputError."""
+    try:
+        with atomic.pending_write(path, text.encode("utf-8")):
+            yield
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+
+
 @contextmanager
 def staging_folder(target: Path) -> Iterator[Path]:
     """A hidden temp folder inside `target` for files a library call writes itself.
 
     The caller moves what it keeps out with `publish`; the folder and whatever is
-    left in it are removed on every exit path (an error, Ctrl-C, success).
+    left in it are removed on every exit path (an error, Ctrl-C, success). A write that
+    fails in the block for want of room or a working disk (`WRITE_ERRNOS`: the library
+    call writing its files there, or the caller) becomes a one-line OutputError. The
+    name holds the process id, so that `sweep_stale` never takes the folder of a run
+    still going (a certificate may take longer than a day) for a stale one.
     """
-    folder = target / f"{TEMP_PREFIX}staging-{secrets.token_hex(4)}"
+    folder = target / f"{TEMP_PREFIX}staging-{os.getpid()}-{secrets.token_hex(4)}"
     try:
         folder.mkdir()
     except OSError as exc:
@@ -129,6 +154,11 @@ def staging_folder(target: Path) -> Iterator[Path]:
                           f"{exc.strerror or exc}") from None
     try:
         yield folder
+    except OSError as exc:
+        if exc.errno not in WRITE_ERRNOS:
+            raise
+        shown = target if exc.filename is None else target / Path(exc.filename).name
+        raise _cannot_write(shown, exc) from None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

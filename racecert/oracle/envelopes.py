@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from racecert.model.budget import StateBudget
+from racecert.model.budget import StateBudget, check
 from racecert.model.rules import RuleProfile, StateArrays
 from racecert.model.track import Line, Track
 from racecert.oracle.bfs import BfsResult, Mode, ProgressFn, layered_bfs
@@ -222,16 +222,21 @@ class EnvelopePruner:
     ignoring it keeps the relaxation (docs/envelopes.md).
     """
 
-    def __init__(self, track: Track, horizon: int = HORIZON) -> None:
+    def __init__(self, track: Track, horizon: int = HORIZON,
+                 budget: StateBudget | None = None) -> None:
         if not 1 <= horizon <= HORIZON:
             raise ValueError(f"horizon must be in 1..{HORIZON}, got {horizon}")
         self.track = track
         self.horizon = horizon
         f = track.finish
-        cross_extent, span_extent = ((track.width, track.height) if f.axis == "x"
-                                     else (track.height, track.width))
-        self.cross = axis_mask("cross", f, cross_extent, horizon)
-        self.span = axis_mask("span", f, span_extent, horizon)
+        extents = _extents(track)
+        # the tables cost time and memory by their size, whatever the states: on a
+        # 100000 x 3 corridor 2 x 895 x 100000 one-axis states, 3.6 GB and a minute
+        # before the first layer; the state budget bounds them as it bounds a search
+        check(budget, table_states(track), "envelope tables",
+              "of one axis (a speed and a position each) before the bounded BFS")
+        self.cross = axis_mask("cross", f, extents[0], horizon)
+        self.span = axis_mask("span", f, extents[1], horizon)
 
     def remaining_lower_bound(self, states: StateArrays) -> np.ndarray:
         """Per state, a lower bound (>= 1) on the moves still needed to arrive.
@@ -263,6 +268,18 @@ class EnvelopePruner:
         return self.remaining_lower_bound(states) <= left
 
 
+def _extents(track: Track) -> tuple[int, int]:
+    """The extents of the axis across the finish line and of the axis along it."""
+    return ((track.width, track.height) if track.finish.axis == "x"
+            else (track.height, track.width))
+
+
+def table_states(track: Track) -> int:
+    """The one-axis states (speed, position) the two tables of `EnvelopePruner` hold:
+    (2·max_speed + 1) · extent per axis (each with a mask of bits over n)."""
+    return sum((2 * max_speed(e) + 1) * e for e in _extents(track))
+
+
 class BoundedRun(NamedTuple):
     """What `bounded_bfs` did: the final `result`, whether the protection rerun was
     needed, and the `bounded` search itself (the same object as `result` when it
@@ -281,11 +298,12 @@ def bounded_bfs(track: Track, mode: Mode, bound: int,
     and protection: if the bounded search finds no arrival, rerun unbounded.
 
     With a correct bound (e.g. yellow's move count) protection never triggers; a
-    bound below m* is caught by it. `budget` bounds each of the two searches.
+    bound below m* is caught by it. `budget` bounds each of the two searches and the
+    pruner's tables (`table_states`).
     """
     if bound < 1:
         raise ValueError(f"bound must be >= 1 move, got {bound}")
-    pruner = EnvelopePruner(track, horizon=min(HORIZON, bound))
+    pruner = EnvelopePruner(track, horizon=min(HORIZON, bound), budget=budget)
     r = layered_bfs(track, mode, max_depth=bound, prune=pruner, progress=progress, rules=rules,
                     budget=budget)
     if r.reachable:

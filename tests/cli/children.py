@@ -14,7 +14,8 @@ strike, then does something long that only a signal ends:
 
 OUT is passed as ``certify -o OUT``; ``-`` runs certify without an output file.
 The modes ``cpsat-timeout`` and ``sat-timeout`` run the same solves with
-``--timeout 2``: no signal from the parent, the watchdog must stop them.
+``--timeout 12`` (counted from the start of the process, imports included: room for
+a loaded machine): no signal from the parent, the watchdog must stop them.
 """
 
 from __future__ import annotations
@@ -96,5 +97,5 @@ if __name__ == "__main__":
         sys.exit(0)
     checks = {"cpsat": pigeonhole_cpsat, "sat": pigeonhole_sat}
     if mode.endswith("-timeout"):
-        sys.exit(certify_with(checks[mode.removesuffix("-timeout")], arg, "--timeout", "2"))
+        sys.exit(certify_with(checks[mode.removesuffix("-timeout")], arg, "--timeout", "12"))
     sys.exit(certify_with(checks[mode], arg))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -239,3 +240,91 @@ def test_certify_without_out_writes_no_proof(monkeypatch: pytest.MonkeyPatch, tm
     proofs = {c["artefacts"]["proof"] for c in all_checks(data) if "proof" in c["artefacts"]}
     assert proofs == {"(not written)"}
     assert listing(tmp_path) == []
+
+
+# -- a write that fails after the work: one line, exit 2, the previous files kept -------------
+
+
+@pytest.mark.parametrize("argv", [
+    ["analyze", TINY], ["certify", TINY], ["library", TINY], ["race", TINY],
+], ids=lambda argv: argv[0])
+@pytest.mark.parametrize("err", [errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS])
+def test_a_failed_write_after_the_work_is_one_line(argv: list[str], err: int, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / ("r.svg" if argv[0] == "race" else "r.json")
+    target.write_text("previous result\n")
+
+    def failing(fd: int) -> None:
+        raise OSError(err, os.strerror(err))
+
+    monkeypatch.setattr(output.os, "fsync", failing)
+    assert main([*argv, "-o", str(target)]) == 2
+    out, stderr = capsys.readouterr()
+    assert stderr == (f"error: {target}: cannot write: {os.strerror(err)}; the previous file, "
+                      "if any, is unchanged\n")
+    assert target.read_text() == "previous result\n" and listing(tmp_path) == [target.name]
+
+
+def run_with_file_size_limit(size: int, *argv: str) -> subprocess.CompletedProcess:
+    """`python -m racecert ARGV` where no file may grow past `size` bytes (``ulimit -f``,
+    with SIGXFSZ ignored so that the write fails with EFBIG as on a full disk)."""
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "racecert", *argv], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600, preexec_fn=limit)
+
+
+@pytest.mark.parametrize("size", [10, 1000], ids=["during the work", "at the certificate"])
+def test_certify_on_a_full_disk_keeps_every_previous_file(size: int, tmp_path: Path) -> None:
+    """At 10 bytes the first proof's formula cannot be written (inside the checks); at
+    1000 the proofs fit but the certificate does not: either way one line, exit 2, and
+    the folder holds exactly what it held (no proof moved in beside the old
+    certificate, no staging folder, no temp file)."""
+    target = tmp_path / "c.json"
+    target.write_text("previous certificate\n")
+    res = run_with_file_size_limit(size, "certify", TINY, "-o", str(target))
+    assert res.returncode == 2, res.stderr
+    assert res.stdout == ""
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+    assert res.stderr.startswith(f"error: {tmp_path}") and "File too large" in res.stderr
+    assert target.read_text() == "previous certificate\n" and listing(tmp_path) == ["c.json"]
+
+
+# -- what a run killed by SIGKILL left: removed by a later run once a day old ----------------
+
+
+def test_stale_temp_files_of_racecert_are_removed_by_the_next_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = os.stat(tmp_path).st_mtime - 2 * 86_400
+    ours = [".racecert-a.json.0123abcd.tmp", ".racecert-probe-89abcdef",
+            ".racecert-staging-0123abcd", ".racecert-staging-999999999-0123abcd"]
+    theirs = [".racecert-notes.txt", "racecert-a.json.0123abcd.tmp", "keep.tmp"]
+    for name in ours + theirs:
+        (tmp_path / name).write_text("left behind\n")
+    (tmp_path / ".racecert-staging-0123abcd").unlink()
+    (tmp_path / ".racecert-staging-0123abcd").mkdir()
+    (tmp_path / ".racecert-staging-0123abcd" / "t.drup").write_text("proof\n")
+    fresh = ".racecert-b.json.fedcba98.tmp"  # a run writing now: kept
+    (tmp_path / fresh).write_text("being written\n")
+    running = f".racecert-staging-{os.getpid()}-0123abcd"  # a run still going: kept
+    (tmp_path / running).mkdir()
+    for name in [*ours, *theirs, running]:
+        os.utime(tmp_path / name, (old, old))
+    assert main(["analyze", TINY, "-o", str(tmp_path / "a.json")]) == 0
+    assert listing(tmp_path) == sorted([*theirs, fresh, running, "a.json"])
+
+
+def test_stale_dask_scratch_is_removed_from_the_temp_folder(tmp_path: Path) -> None:
+    from racecert.atomic import sweep_stale
+
+    for name in ("racecert-dask-abc_1234", "racecert-dask-999999999-abc_1234",
+                 f"racecert-dask-{os.getpid()}-abc_1234", "dask-scratch-space"):
+        (tmp_path / name).mkdir()
+    now = os.stat(tmp_path).st_mtime + 2 * 86_400
+    assert sorted(sweep_stale(tmp_path, now)) == ["racecert-dask-999999999-abc_1234",
+                                                   "racecert-dask-abc_1234"]
+    assert listing(tmp_path) == ["dask-scratch-space", f"racecert-dask-{os.getpid()}-abc_1234"]

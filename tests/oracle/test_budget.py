@@ -9,15 +9,17 @@ from typing import Any
 
 import pytest
 
+from benchmarks.generate import corridor
 from racecert.analysis import analyze
 from racecert.model import budget as budget_module
 from racecert.model.budget import LimitReached, StateBudget, StateLimitReached
-from racecert.model.parse import load_track
+from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
+from racecert.oracle import envelopes
 from racecert.oracle.bfs import layered_bfs
 from racecert.oracle.continuity import continuity
 from racecert.oracle.dijkstra import shortest_trajectory
-from racecert.oracle.envelopes import bounded_bfs
+from racecert.oracle.envelopes import bounded_bfs, table_states
 from racecert.oracle.laps import lap_aptitude, two_laps_possible
 
 TRACKS = Path(__file__).resolve().parents[2] / "tracks"
@@ -58,6 +60,24 @@ def test_bounded_bfs_passes_the_budget_on() -> None:
     run = bounded_bfs(t, "exact", 40)
     with pytest.raises(StateLimitReached, match="the BFS stored"):
         bounded_bfs(t, "exact", 40, budget=StateBudget(run.result.states_explored // 2))
+
+
+def test_the_envelope_tables_count_against_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long thin corridor holds a few states per layer, but the pruner's tables hold one
+    entry per speed and position along it (100000 x 3: 89 million, 3.6 GB, a minute
+    before the first layer): the budget stops the run before they are built."""
+    t = parse_track(corridor(3000, 3))
+    assert table_states(t) == (2 * 76 + 1) * 3000 + 3 * 3
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the tables were built past the budget")
+
+    monkeypatch.setattr(envelopes, "axis_mask", never)
+    with pytest.raises(StateLimitReached) as info:
+        bounded_bfs(t, "exact", 100, budget=StateBudget(100_000))
+    assert str(info.value) == (
+        "state limit reached: the envelope tables stored 459,009 states of one axis (a speed "
+        "and a position each) before the bounded BFS (max_states 100000)")
 
 
 def test_yellow_stops_in_either_search() -> None:
