@@ -7,11 +7,22 @@ disagrees, some figure unconfirmed: the headline names it), 4 a resource limit r
 
 With -o/--out FILE the certificate is written atomically to FILE and the DRUP
 proofs next to it: the checks write them into a hidden staging folder in FILE's
-folder, from where each is renamed into place once the certificate is complete
-and written to its own temp file (so a full disk fails before any file is moved:
-one line, exit 2, the previous certificate and proofs kept); the staging folder is
-removed on every exit path (an error, Ctrl-C). Without --out no proof is written at
-all (the checker reads it from memory).
+folder; once the certificate is complete each formula and proof is named by the
+SHA-256 of its pair's content (`racecert.certification.proof_files`) and the
+certificate records the full hashes. Every byte is written before the first rename
+(the certificate to its temp file, so a full disk fails before any file is moved:
+one line, exit 2); then the proofs are renamed into place and the certificate last.
+A file already there under its name has that content and is kept, so a run never
+changes the proofs another certificate names, and a run killed before its
+certificate leaves the previous certificate beside its own proofs. The staging
+folder is removed on every exit path (an error, Ctrl-C). Without --out no proof is
+written at all (the checker reads it from memory).
+
+`racecert certify --verify CERT.json` re-checks a written certificate's proof
+files: each exists with its recorded SHA-256 and each proof refutes its formula
+by the project's own DRUP checker. Exit status 0 when all hold, 1 with one line
+per missing, changed or rejected file, 2 when the certificate is unreadable or
+malformed.
 """
 
 from __future__ import annotations
@@ -23,10 +34,22 @@ from pathlib import Path
 from racecert.certification.certificate import Certificate, certify
 from racecert.certification.lattice_certificate import certify_lattice
 from racecert.certification.lattice_checks import LatticeLimits
+from racecert.certification.proof_files import (
+    CertificateFormatError,
+    name_proofs,
+    sha256_file,
+    verify_certificate,
+)
 from racecert.cli.arguments import integer, print_error, seconds
 from racecert.cli.common import format_table
 from racecert.cli.limits import add_limit_arguments, run_limits
-from racecert.cli.output import check_output_file, pending_text, publish, staging_folder
+from racecert.cli.output import (
+    OutputError,
+    check_output_file,
+    pending_text,
+    publish,
+    staging_folder,
+)
 from racecert.cli.progress import progress
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import is_lattice
@@ -43,10 +66,13 @@ MAX_COUNT_LIMIT = 100_000_000
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the subcommand to the parser."""
     c = sub.add_parser("certify", help="cross-check every figure with independent methods")
-    c.add_argument("track")
+    c.add_argument("track", nargs="?", help="the track file (not with --verify)")
     c.add_argument("--json", action="store_true", help="print the certificate as JSON")
     c.add_argument("-o", "--out", metavar="FILE",
                    help="write the JSON certificate to FILE and the DRUP proofs next to it")
+    c.add_argument("--verify", metavar="CERT",
+                   help="re-check the proof files a written certificate names (SHA-256 and "
+                        "DRUP check) instead of certifying a track")
     c.add_argument("--cpsat-budget", metavar="UNITS", default=60.0,
                    type=seconds(0.0, MAX_CPSAT_BUDGET, "deterministic time units"),
                    help="CP-SAT deterministic time per solve, > 0 and at most "
@@ -126,36 +152,78 @@ def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None,
         bar.close()
 
 
-def _moved_proofs(data: dict, staging: Path, folder: Path) -> dict:
-    """The certificate JSON with each staged proof path ("proof", "proof 1", ...) replaced
-    by its final path."""
-    for check in (c for f in data["figures"].values() for c in f["checks"]):
-        arte = check["artefacts"]
-        for key, proof in arte.items():
-            if key.startswith("proof") and isinstance(proof, str) and proof \
-                    and Path(proof).parent == staging:
-                arte[key] = str(folder / Path(proof).name)
-    return data
+def _publish_pair_files(files: dict[Path, tuple[str, str]], folder: Path) -> None:
+    """Rename each staged file to its content name in `folder`, keeping a file already
+    there with the same SHA-256 (the same name means the same content: another
+    certificate may name it, and it is left untouched)."""
+    for staged, (name, sha256) in sorted(files.items()):
+        target = folder / name
+        if not _holds(target, sha256):
+            publish(staged, target)
+
+
+def _holds(path: Path, sha256: str) -> bool:
+    """Whether `path` is a regular file with SHA-256 `sha256` (an unreadable one is not:
+    it is replaced by the content its name stands for)."""
+    try:
+        return path.is_file() and sha256_file(path) == sha256
+    except OSError:
+        return False
 
 
 def certify_to_file(track: Track, args: argparse.Namespace, out: Path,
                     budget: StateBudget | None = None) -> tuple[Certificate, dict]:
-    """Certify with the proofs staged in `out`'s folder; write them and the certificate.
+    """Certify with the proofs staged in `out`'s folder; publish them, then the certificate.
 
-    Every byte is written before the first rename: the certificate goes to its temp file
-    first, then the proofs are renamed into place, then the certificate. Returns the
-    certificate and its JSON (with the proofs' final paths)."""
+    Every byte is written before the first rename: the proofs are named by their content,
+    the certificate goes to its temp file, then the proofs are renamed into place, then
+    the certificate. Returns the certificate and its JSON (with the proofs' content
+    names and hashes)."""
     folder = out.parent
     with staging_folder(folder) as staging:
         cert = run_certify(track, args, staging, budget)
-        data = _moved_proofs(cert.to_json(), staging, folder)
+        data = cert.to_json()
+        try:
+            files = name_proofs(data, staging)
+        except OSError as exc:
+            raise OutputError(f"{folder}: cannot read a staged proof: "
+                              f"{exc.strerror or exc}") from None
         with pending_text(out, json.dumps(data, indent=2) + "\n"):
-            for staged in sorted(staging.iterdir()):
-                publish(staged, folder / staged.name)
+            _publish_pair_files(files, folder)
     return cert, data
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    """`certify --verify CERT`: 0 when every proof file holds, 1 with one line per problem,
+    2 for an unreadable or malformed certificate (or a TRACK or --out given with it)."""
+    if args.track is not None or args.out is not None:
+        return print_error("--verify CERT checks a written certificate: give no TRACK "
+                           "and no --out with it")
+    cert = Path(args.verify)
+    try:
+        found = verify_certificate(cert)
+    except CertificateFormatError as exc:
+        return print_error(exc)
+    for line in found.problems:
+        print(line)
+    if found.ok and found.pairs == 0:
+        print(f"{cert}: names no proof files (written without --out, or no SAT bound "
+              "was refuted): nothing to verify")
+        return 0
+    if found.ok:
+        print(f"{cert}: verified: {found.pairs} proofs and their formulas have their "
+              "SHA-256 and every proof refutes its formula (DRUP check)")
+        return 0
+    n = len(found.problems)
+    print(f"{cert}: NOT verified: {n} problem{'' if n == 1 else 's'} in {found.pairs} proofs")
+    return 1
+
+
 def cmd_certify(args: argparse.Namespace) -> int:
+    if args.verify is not None:
+        return cmd_verify(args)
+    if args.track is None:
+        return print_error("certify: give a TRACK to certify, or --verify CERT")
     out = check_output_file(args.out) if args.out else None
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
         track = load_track(args.track)

@@ -215,19 +215,20 @@ def test_certify_out_writes_proofs_next_to_certificate(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     """The proofs are staged, then renamed next to the certificate; the certificate names
-    their final paths and nothing else is left in the folder."""
+    them (file names in its folder, each formula beside its proof) and nothing else is
+    left in the folder."""
     out = tmp_path / "cert.json"
     code = main(["certify", str(ROOT / "tracks" / "apertura.toml"), "-o", str(out), "--json"])
     printed = json.loads(capsys.readouterr().out)
     assert code == {"certified": 0, "partial": 3}[printed["status"]]
     data = json.loads(out.read_text())
     assert printed == data
-    proofs = sorted({c["artefacts"]["proof"] for c in all_checks(data)
-                     if "proof" in c["artefacts"]})
-    assert proofs and all(Path(p).parent == tmp_path and Path(p).exists() for p in proofs)
-    formulas = [Path(p).with_suffix(".cnf").name for p in proofs]  # each beside its proof
-    assert listing(tmp_path) == sorted(["cert.json", *(Path(p).name for p in proofs),
-                                        *formulas])
+    arte = [c["artefacts"] for c in all_checks(data) if "proof" in c["artefacts"]]
+    proofs = sorted({a["proof"] for a in arte})
+    formulas = sorted({a["formula"] for a in arte})
+    assert proofs and all((tmp_path / p).exists() for p in proofs)
+    assert [Path(f).with_suffix(".drup").name for f in formulas] == proofs
+    assert listing(tmp_path) == sorted(["cert.json", *proofs, *formulas])
 
 
 def test_certify_without_out_writes_no_proof(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
