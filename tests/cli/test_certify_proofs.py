@@ -120,10 +120,13 @@ def test_run_stopped_before_its_certificate_leaves_the_old_one_valid(
     stopped between the two, leaves a.json verifying (its proofs are untouched)."""
     old = (folder / "a.json").read_text()
 
-    def stopped(path: object, text: str) -> None:
+    publish_pairs = certify_cli._publish_pair_files
+
+    def stopped(*args: object) -> None:  # the proofs are published, then Ctrl-C
+        publish_pairs(*args)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(certify_cli, "write_text_atomic", stopped)
+    monkeypatch.setattr(certify_cli, "_publish_pair_files", stopped)
     assert main(["certify", str(two_row_variant(tmp_path)), "-o", str(folder / "a.json")]) == 130
     capsys.readouterr()
     assert (folder / "a.json").read_text() == old
