@@ -7,19 +7,14 @@ The Python API (see `racecert.api` and the README):
 >>> racecert.analyze(track).bfs.m_star
 3
 
-Names are imported lazily, so `import racecert.model.track` stays light.
+Names are imported lazily, so `import racecert.model.track` stays light; so is
+`__version__` (importlib.metadata is slow to import), read on first use.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
-
-try:
-    __version__ = version("racecert")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
 
 _LAZY = {
     "load_track": "racecert.api",
@@ -33,7 +28,22 @@ _LAZY = {
 __all__ = ["__version__", *_LAZY]
 
 
+def _version() -> str:
+    """The installed distribution's version ("0+unknown" from a source tree that was never
+    installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("racecert")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (and keep the name, so once only)."""
+    if name == "__version__":
+        globals()[name] = value = _version()
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'racecert' has no attribute {name!r}")

@@ -23,18 +23,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from racecert.analysis.pipeline import Analysis
 from racecert.analysis.pipeline import analyze as _analyze
-from racecert.certification.certificate import Certificate
-from racecert.certification.certificate import certify as _certify
 from racecert.model.parse import load_track as _load_file
 from racecert.model.parse import parse_track
 from racecert.model.rules import RuleProfile
 from racecert.model.track import Track
 from racecert.model.validate import validate_track
 from racecert.oracle.bfs import Mode
+
+if TYPE_CHECKING:  # certification loads the solvers (OR-Tools, PySAT, sympy): only in certify
+    from racecert.certification.certificate import Certificate
 
 TrackLike = Track | str | bytes | os.PathLike[str]
 
@@ -64,5 +65,10 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
 
 
 def certify(track: TrackLike, **limits: Any) -> Certificate:
-    """The certificate of `racecert certify`: every figure cross-examined independently."""
+    """The certificate of `racecert certify`: every figure cross-examined independently.
+
+    The certification (and its solvers) is imported here, on the first call, so that
+    loading and analysing a track never pays for it."""
+    from racecert.certification.certificate import certify as _certify
+
     return _certify(load_track(track), **limits)

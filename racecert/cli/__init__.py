@@ -1,78 +1,117 @@
 """The command line: `racecert validate | analyze | ...` (also `python -m racecert`).
 
-Each subcommand lives in its own module with a `register(subparsers)`
-function listed in `SUBCOMMANDS`. Conventions (README, "Exit status"):
-bad input or an output path that cannot be written ends with one line on
-stderr and exit status 2, checked before any work where it can be; output
-files are written atomically (`racecert.cli.output`); progress appears on
-stderr only as a terminal bar or plain lines (`racecert.cli.progress`); a
-resource limit reached (`--max-states`, `--max-memory`, `--timeout`:
-`racecert.cli.limits`; or the machine's memory running out) ends with one line
-and exit status 4; Ctrl-C ends with one line and exit status 130; never a
-traceback.
+Each subcommand lives in its own module with a `register(parser)` function
+(its arguments and handler), listed in `SUBCOMMANDS` with its help line.
+Conventions (README, "Exit status"): bad input or an output path that cannot be
+written ends with one line on stderr and exit status 2, checked before any work
+where it can be; output files are written atomically (`racecert.cli.output`);
+progress appears on stderr only as a terminal bar or plain lines
+(`racecert.cli.progress`); a resource limit reached (`--max-states`,
+`--max-memory`, `--timeout`: `racecert.cli.limits`; or the machine's memory
+running out) ends with one line and exit status 4; Ctrl-C ends with one line and
+exit status 130; never a traceback.
+
+Start-up stays light (issue #18): the subcommands' modules import what their work
+needs (the analysis, the solvers, Dask, Starlette...), so `main` imports only the
+module of the subcommand it runs; the others appear in the parser by name and help
+line alone (`SUBCOMMANDS`). `racecert --version` and `racecert --help` import none.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
+from importlib import import_module
+from typing import Any
 
-from racecert.batch.runner import BatchError
-from racecert.batch.store import StoreError
-from racecert.cli import (
-    analyze,
-    batch,
-    certify,
-    crosscheck,
-    explore,
-    generate,
-    importer,
-    library,
-    race,
-    studio,
-    validate,
-)
 from racecert.cli.arguments import Parser, print_error
 from racecert.cli.limits import limit_error
 from racecert.cli.output import OutputError
 from racecert.model.budget import LimitReached
-from racecert.model.errors import TrackError
-from racecert.model.lattice_rules import LatticeLimitError
+from racecert.model.errors import LatticeLimitError, TrackError
 
 EXIT_INTERRUPTED = 130
 EXIT_RESOURCE_LIMIT = 4
 
-# One entry per subcommand module (each has `register(subparsers)`).
-SUBCOMMANDS = [validate, analyze, certify, library, crosscheck, explore, race, batch, generate,
-               studio, importer]
+# Subcommand -> (its module in racecert.cli, which has `register(parser)`; its help line).
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "parse and validate one or more track files"),
+    "analyze": ("analyze", "the full analysis: yellow, m*, counts, continuity, green/blue, "
+                           "coverage, score"),
+    "certify": ("certify", "cross-check every figure with independent methods"),
+    "library": ("library", "build the trajectory library (trai, troi, tray) of one or more "
+                           "tracks"),
+    "crosscheck": ("crosscheck", "compare another engine's RESULT.json with racecert"),
+    "explore": ("explore", "search the formal limits of the method"),
+    "race": ("race", "race AI drivers on a track (occupancy, laps, a seed) and draw a replay"),
+    "batch": ("batch", "analyse (or certify) many tracks as Dask tasks; results in a DuckDB "
+                       "database, resumable"),
+    "generate": ("generate", "write random valid tracks (stages and circuits, shoulders, "
+                             "ramps, opening rules), reproducible by seed"),
+    "studio": ("studio", "a local web page to draw a track, analyse, certify and save it"),
+    "import": ("importer", "convert a track of another format (bekos: the XML of Bekos et "
+                           "al.'s RaceTrack) to a track file"),
+}
 
 
 def racecert_version() -> str:
     """The installed distribution's version ("unknown" when run from a bare source tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("racecert")
     except PackageNotFoundError:
         return "unknown"
 
 
-def build_parser() -> Parser:
-    """The argument parser with every registered subcommand."""
+class VersionAction(argparse.Action):
+    """`--version`: print ``racecert VERSION`` on stdout and exit 0, as argparse's own
+    action does, but read the version (importlib.metadata, about a third of a bare
+    start-up) only when the option is given, not in every command."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS,
+                 help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"racecert {racecert_version()}")
+        parser.exit()
+
+
+def build_parser(only: str | None = None) -> Parser:
+    """The argument parser: every subcommand's arguments, or with `only` just that one's.
+
+    With `only`, the other subcommands are still choices with their help line (so
+    `--help` and an unknown name read the same) but without arguments, and their
+    modules are not imported.
+    """
     p = Parser(prog="racecert", description=(
         "Compute and certify the optimal trajectories of vector-race tracks."))
-    p.add_argument("--version", action="version", version=f"racecert {racecert_version()}")
+    p.add_argument("--version", action=VersionAction)
     sub = p.add_subparsers(dest="command", required=True)
-    for module in SUBCOMMANDS:
-        module.register(sub)
+    for name, (module, help_line) in SUBCOMMANDS.items():
+        parser = sub.add_parser(name, help=help_line)
+        if only is None or name == only:
+            import_module(f"racecert.cli.{module}").register(parser)
     return p
+
+
+def chosen_command(argv: Sequence[str]) -> str:
+    """The subcommand that `argv` names: its first word not starting with ``-`` (the
+    top-level options, --help and --version, take no value), or "" when there is none."""
+    return next((a for a in argv if not a.startswith("-")), "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `racecert` command."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(only=chosen_command(argv)).parse_args(argv)
         return int(args.func(args))
-    except (TrackError, OutputError, BatchError, StoreError) as exc:
+    except (TrackError, OutputError) as exc:
         return print_error(exc)
     except LatticeLimitError as exc:  # a lattice search past what its profile encodes
         print_error(exc)

@@ -24,10 +24,9 @@ from racecert.model.track import Track
 STEPS = ("yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    a = sub.add_parser("analyze", help="the full analysis: yellow, m*, counts, continuity, "
-                                       "green/blue, coverage, score")
+def register(a: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     a.add_argument("track")
     a.add_argument("--mode", choices=("editor", "exact"), default="exact",
                    help="state key: 'exact' includes the opening phase (default), "

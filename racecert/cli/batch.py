@@ -26,15 +26,16 @@ from racecert.batch.inputs import expand_tracks
 from racecert.batch.report import csv_text, plot_png, report_cells, summary_text, table_text
 from racecert.batch.runner import (
     DEFAULT_MAX_STATES,
+    BatchError,
     BatchSettings,
     ClusterSpec,
     dask_client,
     execute,
     plan_batch,
 )
-from racecert.batch.store import ResultRow, ResultStore
+from racecert.batch.store import ResultRow, ResultStore, StoreError
 from racecert.batch.task import TrackJob, TrackOutcome
-from racecert.cli.arguments import integer, seconds
+from racecert.cli.arguments import integer, print_error, seconds
 from racecert.cli.certify import MAX_COUNT_LIMIT, MAX_CPSAT_BUDGET
 from racecert.cli.output import (
     OutputError,
@@ -51,10 +52,9 @@ REPORT_SUFFIXES = {".csv": "the table as CSV", ".png": "the plot"}
 SHOWN_ERRORS = 20
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    b = sub.add_parser("batch", help="analyse (or certify) many tracks as Dask tasks; results "
-                                     "in a DuckDB database, resumable")
+def register(b: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     b.add_argument("tracks", nargs="*", metavar="TRACK",
                    help="track files, folders (every .toml below) or glob patterns")
     b.add_argument("--certify", action="store_true",
@@ -227,6 +227,16 @@ def _write_report(rows: list[ResultRow], outputs: dict[str, Path], db: str) -> N
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
+    """Run the batch; a batch that cannot run or a database that cannot be used is one
+    line and exit status 2 (caught here, so that `racecert.cli` need not import the
+    batch machinery to recognise these errors)."""
+    try:
+        return _batch(args)
+    except (BatchError, StoreError) as exc:
+        return print_error(exc)
+
+
+def _batch(args: argparse.Namespace) -> int:
     _check_combinations(args)
     report_only = not args.tracks
     db = Path(args.db) if report_only else check_output_file(args.db)

@@ -63,9 +63,9 @@ MAX_COUNT_LIMIT = 100_000_000
 """Largest --count-limit: CP-SAT enumerates one solution at a time in Python callbacks."""
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    c = sub.add_parser("certify", help="cross-check every figure with independent methods")
+def register(c: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     c.add_argument("track", nargs="?", help="the track file (not with --verify)")
     c.add_argument("--json", action="store_true", help="print the certificate as JSON")
     c.add_argument("-o", "--out", metavar="FILE",

@@ -24,9 +24,9 @@ EXIT_DISAGREE = 1
 EXIT_BAD_INPUT = 2
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    c = sub.add_parser("crosscheck", help="compare another engine's RESULT.json with racecert")
+def register(c: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     c.add_argument("track")
     c.add_argument("result", help="the other engine's results (docs/crosscheck.md)")
     c.add_argument("--mode", choices=("editor", "exact"), default="exact",

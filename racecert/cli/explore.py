@@ -29,9 +29,9 @@ MAX_EXHAUSTIVE = 8
 """Largest exhaustive bound: the rooms enumerated grow as 2^CELLS."""
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    e = sub.add_parser("explore", help="search the formal limits of the method")
+def register(e: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     e.add_argument("topic", choices=("opening",),
                    help="opening: editor vs exact key under opening rules (docs/opening-limits.md)")
     e.add_argument("--sizes", metavar="WxH", nargs="+", default=[(6, 4), (7, 5), (8, 5), (9, 6)],

@@ -20,10 +20,9 @@ MAX_COUNT = 1_000_000
 MAX_SEED = 2**63 - 1
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    g = sub.add_parser("generate", help="write random valid tracks (stages and circuits, "
-                                        "shoulders, ramps, opening rules), reproducible by seed")
+def register(g: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     g.add_argument("--count", metavar="N", required=True,
                    type=integer(1, MAX_COUNT, "a number of tracks"),
                    help=f"how many tracks, 1 to {MAX_COUNT:,}")

@@ -19,10 +19,9 @@ from racecert.model.parse import parse_track
 FORMATS = ("bekos",)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    i = sub.add_parser("import", help="convert a track of another format (bekos: the XML "
-                                      "of Bekos et al.'s RaceTrack) to a track file")
+def register(i: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     i.add_argument("format", choices=FORMATS, help="the input format")
     i.add_argument("file", metavar="FILE", help="the input file")
     i.add_argument("-o", "--out", metavar="TRACK.toml",

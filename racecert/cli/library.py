@@ -12,10 +12,9 @@ from racecert.cli.output import check_output_file, write_text_atomic
 from racecert.cli.tracks import load_grid_track
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    p = sub.add_parser("library", help="build the trajectory library (trai, troi, tray) "
-                                       "of one or more tracks")
+def register(p: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     p.add_argument("tracks", nargs="+", metavar="TRACK")
     p.add_argument("-o", "--out", metavar="FILE", help="write the library to FILE "
                                                        "(default: standard output)")

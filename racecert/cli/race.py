@@ -30,10 +30,9 @@ DEFAULT_DRIVERS = ("alonso", "amateur")  # alonso alone where the grid holds one
 _INT_LIST = re.compile(r"\[\s*(-?\d+(?:,\s*-?\d+)*)\s*\]")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    p = sub.add_parser("race", help="race AI drivers on a track (occupancy, laps, a seed) "
-                                    "and draw a replay")
+def register(p: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     p.add_argument("track")
     p.add_argument("--driver", action="append", metavar="DRIVER",
                    help="one car's driver, in grid order (repeat for more cars): alonso, "

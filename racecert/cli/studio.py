@@ -25,10 +25,9 @@ DEFAULT_PORT = 8765
 MAX_STATES = 1_000_000_000
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    s = sub.add_parser("studio", help="a local web page to draw a track, analyse, certify "
-                                      "and save it")
+def register(s: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     s.add_argument("track", nargs="?", help="a track file to open (its folder is writable)")
     s.add_argument("--port", type=integer(0, 65535, "a port"), default=DEFAULT_PORT,
                    help=f"TCP port, 0 to 65535 (default {DEFAULT_PORT}; 0 picks a free one)")

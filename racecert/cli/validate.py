@@ -14,9 +14,9 @@ from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the subcommand to the parser."""
-    v = sub.add_parser("validate", help="parse and validate one or more track files")
+def register(v: argparse.ArgumentParser) -> None:
+    """Add the subcommand's arguments and handler to its parser (`racecert.cli`
+    names it and gives its help line)."""
     v.add_argument("tracks", nargs="+", metavar="TRACK")
     v.set_defaults(func=cmd_validate)
 

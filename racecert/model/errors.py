@@ -29,6 +29,12 @@ class TrackError(Exception):
         return one_line(f"{place}:{where} {self.message}")
 
 
+class LatticeLimitError(Exception):
+    """A lattice search met a state its rule profile cannot encode (one line; exit
+    status 4). Raised by `racecert.model.lattice_rules`; it lives here, free of numpy,
+    so that the command line can catch it without importing the lattice rules."""
+
+
 def one_line(text: str) -> str:
     r"""`text` with every unprintable character (newlines, controls, line separators)
     written as its Python escape, so that an error is always one line.

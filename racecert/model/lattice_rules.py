@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from racecert.model.errors import LatticeLimitError
 from racecert.model.lattice_geometry import (
     WallIndex,
     enters_disc,
@@ -41,10 +42,6 @@ LAP_DEFICIT = 4
 """How far below zero the net lap count may go (laps counted as net crossings)."""
 _AX = np.array([a[0] for a in ACCELERATIONS], dtype=np.int64)
 _AY = np.array([a[1] for a in ACCELERATIONS], dtype=np.int64)
-
-
-class LatticeLimitError(Exception):
-    """The search met a state the profile cannot encode (one line; exit status 4)."""
 
 
 @dataclass(frozen=True)

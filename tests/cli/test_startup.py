@@ -1,0 +1,85 @@
+"""Start-up cost: the light commands never import the heavy libraries (issue #18).
+
+Every `racecert` process pays for what its imports load before it does any work,
+and the suite starts hundreds of them. `--version`, `validate` and `analyze` need
+none of the batch runner (Dask, DuckDB, matplotlib), the studio (Starlette,
+Uvicorn), nor the certification's solvers (OR-Tools, PySAT, sympy); nor does
+`import racecert` or its `load_track` and `analyze`. Each case runs in a fresh
+interpreter, so that nothing the test process already loaded can hide an import,
+which writes `sys.modules` to a file as it exits (`-X importtime` would not do: it
+does not list the modules loaded through `importlib.import_module`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = "tracks/tiny_straight.toml"
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))
+HEAVY = ("dask", "distributed", "duckdb", "starlette", "uvicorn", "sympy", "ortools", "pysat",
+         "matplotlib")
+# Prepended to the code each child runs: at exit (SystemExit included), every module
+# name in sys.modules, one a line, to the file named by the environment.
+PROBE = """\
+import atexit, os, sys
+atexit.register(lambda: open(os.environ["STARTUP_MODULES"], "w").write("\\n".join(sys.modules)))
+"""
+# `python -m racecert ARGS...` itself, run by runpy after the probe is in place.
+AS_MAIN = ("import runpy; sys.argv[0] = 'racecert'; "
+           "runpy.run_module('racecert', run_name='__main__', alter_sys=True)")
+
+
+def imported_modules(tmp: Path, code: str, *args: str
+                     ) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run `code` (with ARGS as sys.argv[1:]) in a fresh interpreter from the repository
+    root; its result and the names of every module it had imported when it exited."""
+    out = tmp / "modules.txt"
+    res = subprocess.run([sys.executable, "-c", PROBE + code, *args], cwd=ROOT,
+                         env=dict(ENV, STARTUP_MODULES=str(out)), capture_output=True,
+                         text=True, timeout=300)
+    return res, set(out.read_text().split())
+
+
+def heavy_in(names: set[str]) -> list[str]:
+    """The heavy top-level packages among `names`."""
+    return sorted({n.partition(".")[0] for n in names} & set(HEAVY))
+
+
+@pytest.mark.parametrize(("code", "args", "expected_out"), [
+    (AS_MAIN, ["--version"], "racecert "),
+    (AS_MAIN, ["validate", TINY], f"{TINY}: ok"),
+    (AS_MAIN, ["analyze", TINY], "track "),
+    ("import racecert; print(racecert.__version__, racecert.TrackError.__name__)", [], ""),
+    (f"import racecert; print(racecert.analyze(racecert.load_track({TINY!r})))", [],
+     "Analysis('Tiny straight'"),
+], ids=["--version", "validate", "analyze", "import", "api-analyze"])
+def test_light_commands_import_no_heavy_library(code: str, args: list[str], expected_out: str,
+                                                tmp_path: Path) -> None:
+    res, names = imported_modules(tmp_path, code, *args)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.startswith(expected_out)
+    assert "racecert" in names  # the probe really sees the process's imports
+    assert heavy_in(names) == [], f"{code} {args} imported {heavy_in(names)}"
+
+
+def test_the_probe_sees_a_heavy_import(tmp_path: Path) -> None:
+    """The same probe on a command that needs a solver does list it: an empty list above
+    is the imports' absence, not a probe that sees nothing."""
+    res, names = imported_modules(tmp_path, AS_MAIN, "certify", "--help")
+    assert res.returncode == 0 and "ortools" in heavy_in(names)
+
+
+def test_each_command_loads_only_its_own_module(tmp_path: Path) -> None:
+    """`validate` builds its own subcommand's parser only: the other subcommands' modules
+    (whose imports are heavier) stay unloaded."""
+    _, names = imported_modules(tmp_path, AS_MAIN, "validate", TINY)
+    commands = {n for n in names if n.startswith("racecert.cli.")}
+    assert "racecert.cli.validate" in commands
+    assert not commands & {"racecert.cli.analyze", "racecert.cli.certify", "racecert.cli.batch",
+                           "racecert.cli.studio", "racecert.cli.race"}
