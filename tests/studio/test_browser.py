@@ -44,7 +44,7 @@ class Page:
     """A studio page with the helpers the tests use; records errors and every request."""
 
     def __init__(self, browser, url: str) -> None:
-        self.url = url
+        self.url = url.partition("?")[0]  # the server's address (`url` carries the token)
         self.page = browser.new_page(viewport={"width": 1400, "height": 860})
         self.errors: list[str] = []
         self.requests: list[str] = []
