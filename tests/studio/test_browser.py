@@ -53,6 +53,7 @@ class Page:
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.goto(url)
         self.page.wait_for_selector("body[data-ready=true]")
+        assert "token" not in self.page.url  # the page keeps it, the address bar does not
 
     def cell(self, x: int, y: int) -> tuple[float, float]:
         return tuple(self.page.evaluate("([x, y]) => window.studio.view.cellToClient(x, y)",
