@@ -12,7 +12,8 @@ Exit status, over the rows of every given track (new or already there): 1 some
 certificate disagrees; 2 some track file is bad input (or an argument, a path);
 4 some track could not be finished (its state limit, a lost worker, an unexpected
 error: the row's error says which); 3 some certificate is partial; else 0.
-130 on Ctrl-C (what finished is kept). `--report` alone (no TRACKS) exits 0.
+130 on Ctrl-C (what finished is kept), with one line that says how many tasks
+finished. `--report` alone (no TRACKS) exits 0.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from racecert.cli.output import (
 from racecert.cli.progress import progress
 
 DEFAULT_DB = "racecert.duckdb"
+EXIT_INTERRUPTED = 130  # as `racecert.cli.main` returns on Ctrl-C
 MAX_WORKERS = 4096
 MAX_STATES = 10**11
 REPORT_SUFFIXES = {".csv": "the table as CSV", ".png": "the plot"}
@@ -140,7 +142,11 @@ def _cluster(args: argparse.Namespace) -> ClusterSpec:
     return ClusterSpec(args.scheduler, args.workers, True, memory)
 
 
-def _run(args: argparse.Namespace, store: ResultStore, paths: list[str]) -> list[ResultRow]:
+def _run(args: argparse.Namespace, store: ResultStore, paths: list[str]
+         ) -> list[ResultRow] | None:
+    """Run the tracks not yet in `store`; the rows of every given track, or None after
+    Ctrl-C, which prints the one line that says what is kept (in place of the plain
+    "interrupted" of the other subcommands, so that Ctrl-C is one line here as well)."""
     plan = plan_batch(paths, store, _settings(args))
     print(f"racecert batch: {len(paths)} track file(s): {len(plan.jobs)} to run, "
           f"{len(plan.already)} already in {args.db} ({plan.mode}, racecert {plan.version}), "
@@ -152,7 +158,7 @@ def _run(args: argparse.Namespace, store: ResultStore, paths: list[str]) -> list
             kept = len(store.rows(plan.keys)) - len(plan.already)
             print(f"interrupted: {kept} of {len(plan.jobs)} task(s) finished and are kept in "
                   f"{args.db}; the same command resumes", file=sys.stderr)
-            raise
+            return None
     return store.rows(plan.keys)
 
 
@@ -244,6 +250,8 @@ def _batch(args: argparse.Namespace) -> int:
     paths = expand_tracks(args.tracks) if args.tracks else []
     with ResultStore(db, read_only=report_only) as store:
         rows = store.rows() if report_only else _run(args, store, paths)
+    if rows is None:
+        return EXIT_INTERRUPTED
     if not report_only:
         _print_outcome(rows)
     if args.report:

@@ -2,8 +2,12 @@
 
 Exit status: 0 when everything compared agrees, 1 on any disagreement, 2 on
 bad input (a malformed track or RESULT.json: one line naming the file, the key
-or position, and what is wrong). Unknown keys are reported, not fatal. The
-RESULT.json schema is in docs/crosscheck.md.
+or position, and what is wrong; also a RESULT.json that holds no figure to
+compare, such as `{}`, a file of unknown keys or a whole `racecert library`
+file, which would otherwise pass with nothing checked). Unknown keys are
+reported, not fatal. Every run that compares reports how many figures it
+compared (the last line on stdout; on stderr with --json). The RESULT.json
+schema is in docs/crosscheck.md.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from dataclasses import asdict
 from racecert.analysis import analyze
 from racecert.certification.crosscheck import Comparison, crosscheck
 from racecert.certification.result_file import ResultError, read_result_file
-from racecert.certification.result_schema import parse_result
+from racecert.certification.result_schema import OtherResult, parse_result
 from racecert.cli.common import progress_bar
 from racecert.cli.tracks import load_grid_track
 
@@ -59,12 +63,37 @@ def summary(rows: list[Comparison]) -> str:
     return out
 
 
+def nothing_to_compare(other: OtherResult) -> str | None:
+    """Why `other` holds no figure to compare (one line), or None when it holds one.
+
+    Every entry of `other.figures` becomes a compared row (agree or disagree), so a file
+    without one would print "0 compared" and pass: that is refused as bad input instead.
+    """
+    if other.figures:
+        return None
+    unknown = [s.key for s in other.skipped if s.unknown]
+    ignored = [s.key for s in other.skipped if not s.unknown]
+    if not other.skipped:
+        held = "it is empty (or every figure is null)"
+    else:
+        names = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
+        held = f"{len(unknown)} unknown key(s)" + (f" ({names})" if unknown else "") \
+            + f", {len(ignored)} key(s) ignored (not figures)"
+    if {"version", "tracks"} <= set(unknown):
+        held += "; a `racecert library` file holds one record per track: give one record"
+    return f"no figure to compare: {held}; the figures are listed in docs/crosscheck.md"
+
+
 def cmd_crosscheck(args: argparse.Namespace) -> int:
     track = load_grid_track(args.track, "crosscheck")
     try:
         other = parse_result(read_result_file(args.result))
     except ResultError as exc:
         print(f"error: {args.result}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    empty = nothing_to_compare(other)
+    if empty:
+        print(f"error: {args.result}: {empty}", file=sys.stderr)
         return EXIT_BAD_INPUT
     bar, update = progress_bar(f"analyze {track.name}")
     try:
@@ -74,7 +103,8 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     rows = crosscheck(analysis, other)
     if args.json:
         print(json.dumps([asdict(r) for r in rows], indent=2))
+        print(summary(rows), file=sys.stderr)  # stdout stays one JSON document
     else:
-        print(format_comparisons(rows) if rows else "nothing to compare: RESULT.json is empty")
+        print(format_comparisons(rows))
         print(summary(rows))
     return EXIT_DISAGREE if any(r.verdict == "disagree" for r in rows) else 0

@@ -4,7 +4,11 @@ Everything is checked before the server starts (one line, exit status 2): the
 TRACK file must open (a file the validator rejects still opens as a draft, with
 the message shown on its cell; a file that is not a track table does not), each
 --folder must be a folder, and the address must be free. The server then runs
-on 127.0.0.1 until Ctrl-C (exit status 130). docs/studio.md describes the page.
+on 127.0.0.1 until Ctrl-C (exit status 130) and prints the page's URL with the
+session's random token, without which the API refuses every request (403); a
+--host that is not loopback is served too, with a warning line that anyone who
+can reach the port and learns the URL can use the page. docs/studio.md describes
+the page.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from racecert.model.errors import TrackError
 from racecert.studio.app import LOCAL_HOSTS, StudioConfig, create_app
 from racecert.studio.document import draft_from_toml
 from racecert.studio.files import FileAccessError, Roots, bundled_tracks, read_track_bytes
-from racecert.studio.server import ServerError, listen, serve, url_of
+from racecert.studio.server import ServerError, listen, page_url, serve
 from racecert.studio.worker import JobLimits
 
 DEFAULT_PORT = 8765
@@ -70,6 +74,25 @@ def cmd_studio(args: argparse.Namespace) -> int:
     except ServerError as exc:
         print_error(exc)
         return EXIT_BAD_INPUT
-    print(f"racecert studio: {url_of(sock)}  (Ctrl-C to stop)", file=sys.stderr, flush=True)
-    serve(create_app(config), sock)
+    app = create_app(config)
+    if not _loopback(args.host):
+        print(f"racecert studio: warning: listening on {args.host}, not only this machine: "
+              "anyone who can reach the port and has the URL below (its token) can open, save "
+              "and run tracks; keep the URL private", file=sys.stderr)
+    print(f"racecert studio: {page_url(sock, app)}  (Ctrl-C to stop)", file=sys.stderr,
+          flush=True)
+    serve(app, sock)
     return 0
+
+
+def _loopback(host: str) -> bool:
+    """Whether `host` names this machine only (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+
+    name = host.strip("[]")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False

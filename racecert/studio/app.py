@@ -3,8 +3,15 @@
 Every route answers JSON; every problem is a 4xx with `{"error": one line}`
 (a 500 says "internal error" in one line too, never a traceback page).
 
-Safe by default: the server binds 127.0.0.1 (`racecert.studio.server`); the
-Host header must name this machine (no DNS rebinding); a request that changes
+Safe by default: every API request must carry the session's random token
+(`StudioConfig.token`, `secrets.token_urlsafe`; `TokenGuard`), as Jupyter's
+server does, so that another process or user on the machine (or on the
+network, with `--host`) cannot save over a track file or start jobs; the
+printed URL carries it once (`/?token=...`), the page keeps it and sends it as
+the `X-Racecert-Token` header (and in the URL of its event streams), and the
+first page load also sets it as a cookie for reloads. The server binds 127.0.0.1
+(`racecert.studio.server`); the Host header must name this machine (no DNS
+rebinding); a request that changes
 anything must be JSON (a cross-site form cannot send it without a preflight
 the server never grants) and, when the browser names its origin, come from the
 studio's own; bodies are limited to `max_body` bytes; files are read and
@@ -18,12 +25,16 @@ package, and a Content-Security-Policy keeps it from loading anything else.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
+import re
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -56,6 +67,21 @@ CSP = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self'; "
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 HEARTBEAT = 15.0
 """Seconds between comment lines on an idle event stream (keeps proxies from closing it)."""
+TOKEN_HEADER = "x-racecert-token"
+TOKEN_PARAM = "token"
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects a request body may have (a document needs 4)."""
+
+
+def new_token() -> str:
+    """A fresh session token: 32 random bytes, URL-safe (as Jupyter's)."""
+    return secrets.token_urlsafe(32)
+
+
+def token_cookie(port: int | None) -> str:
+    """The cookie's name, one per port: cookies are not kept apart by port, and two
+    studios on one machine must not overwrite each other's."""
+    return f"racecert_studio_token_{port or 0}"
 
 
 @dataclass(frozen=True)
@@ -68,6 +94,7 @@ class StudioConfig:
     max_running: int = 2
     max_body: int = 4 * 2**20
     hosts: tuple[str, ...] = LOCAL_HOSTS
+    token: str = field(default_factory=new_token, repr=False)
 
 
 class ApiError(Exception):
@@ -97,6 +124,9 @@ async def _body(request: Request, limit: int) -> dict[str, Any]:
         data += chunk
         if len(data) > limit:
             raise ApiError(413, f"request body larger than {limit:,} bytes")
+    too_deep = json_too_deep(bytes(data), MAX_JSON_DEPTH)
+    if too_deep:
+        raise ApiError(400, f"the body is not accepted: {too_deep}")
     try:
         value = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -104,6 +134,27 @@ async def _body(request: Request, limit: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ApiError(400, "the body must be a JSON object")
     return value
+
+
+def json_too_deep(data: bytes, limit: int) -> str | None:
+    """Why `data` nests arrays and objects deeper than `limit` (one line), or None.
+
+    Checked on the bytes before `json.loads`, whose recursion would otherwise end in a
+    RecursionError (a 500) on a body such as 50,000 `[`: the strings are cut out first
+    (brackets inside them do not count), then the brackets are counted in one pass.
+    """
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return None
+    brackets = re.sub(rb'"[^"\\]*(?:\\.[^"\\]*)*"', b"", data).translate(None, _NOT_BRACKETS)
+    depth = 0
+    for byte in brackets:
+        depth += 1 if byte in b"[{" else -1
+        if depth > limit:
+            return f"JSON nested deeper than {limit} levels"
+    return None
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 def _draft(body: dict[str, Any]):
@@ -126,7 +177,12 @@ def create_app(config: StudioConfig) -> Starlette:
         return {"document": document_of(track), "source": source, "verdict": verdict.to_json()}
 
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+        response = FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+        given = request.query_params.get(TOKEN_PARAM)
+        if given is not None and same_token(given, config.token):
+            response.set_cookie(token_cookie(request.url.port), config.token, httponly=True,
+                                samesite="strict", path="/")
+        return response
 
     async def session(request: Request) -> Response:
         initial = None
@@ -262,13 +318,50 @@ def create_app(config: StudioConfig) -> Starlette:
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[Middleware(SecurityHeaders),
-                    Middleware(TrustedHostMiddleware, allowed_hosts=list(config.hosts))],
+                    Middleware(TrustedHostMiddleware, allowed_hosts=list(config.hosts)),
+                    Middleware(TokenGuard, token=config.token)],
         exception_handlers={ApiError: api_error, FileAccessError: file_error,
                             Exception: internal_error},
         lifespan=lifespan,
     )
     app.state.jobs = jobs
+    app.state.token = config.token
     return app
+
+
+def same_token(given: str, token: str) -> bool:
+    """`given` is the session's token, compared in constant time (`hmac.compare_digest`:
+    the time taken does not tell how much of a guess was right)."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), token.encode())
+
+
+class TokenGuard:
+    """ASGI middleware: every request under /api/ must carry the session's token, in the
+    `X-Racecert-Token` header, the `token` query parameter (event streams: EventSource
+    cannot send headers) or the cookie the page load set; else 403 with one line. The
+    page and its assets are not guarded: they are the package's files and hold nothing."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app, self.token = app, token
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        if self._given(scope):
+            await self.app(scope, receive, send)
+            return
+        response = _error(403, "the studio's token is missing or wrong: open the URL that "
+                               "`racecert studio` printed (it ends in ?token=...)")
+        await response(scope, receive, send)
+
+    def _given(self, scope: Any) -> bool:
+        request = Request(scope)
+        candidates = [request.headers.get(TOKEN_HEADER),
+                      request.cookies.get(token_cookie(request.url.port))]
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        candidates += query.get(TOKEN_PARAM, [])[:1]
+        return any(c is not None and same_token(c, self.token) for c in candidates)
 
 
 class SecurityHeaders:

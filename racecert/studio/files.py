@@ -25,6 +25,10 @@ MAX_FILE_BYTES = 2 * 2**20
 """Largest track file the studio reads (a 400x400 two-layer grid is about 330 kB)."""
 
 
+MAX_PATH = 1024
+"""Longest path, in characters, a request may name inside a folder."""
+
+
 class FileAccessError(Exception):
     """A path the studio refuses or cannot use; the message is one line."""
 
@@ -80,12 +84,21 @@ class Roots:
                                   "another folder)")
         if not isinstance(relative, str) or not relative.strip():
             raise FileAccessError("a file name is required")
+        if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) < 0xE000 for c in relative) \
+                or len(relative) > MAX_PATH:
+            # NUL would make the system calls below raise ValueError (a 500), and no track
+            # name needs a control character, a lone surrogate or thousands of characters
+            raise FileAccessError(f"{ascii(relative[:80])}: not a file name (control "
+                                  f"characters, or longer than {MAX_PATH} characters)")
         rel = Path(relative)
         if rel.is_absolute() or ".." in rel.parts:
             raise FileAccessError(f"{relative}: give a path inside {folder.label}")
         if rel.suffix != ".toml":
             raise FileAccessError(f"{relative}: a track file name ends in .toml")
-        target = (folder.path / rel).resolve()
+        try:
+            target = (folder.path / rel).resolve()
+        except (OSError, ValueError) as exc:
+            raise FileAccessError(f"{ascii(relative[:80])}: not a usable path: {exc}") from None
         if not target.is_relative_to(folder.path):
             raise FileAccessError(f"{relative}: leads outside {folder.label}")
         return target

@@ -3,6 +3,7 @@
 `listen` binds the socket first, so that a port in use or a bad address is one
 line (`ServerError`) before any work; `serve` runs uvicorn on it until Ctrl-C.
 `background` runs the same server in a thread (the browser tests use it).
+`page_url` is the address to open: the server's URL with the session's token.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
 
 
+def page_url(sock: socket.socket, app: Starlette) -> str:
+    """The URL that opens the page of `app` with its token (`racecert.studio.app`)."""
+    token = getattr(app.state, "token", None)
+    return url_of(sock) + (f"?token={token}" if token else "")
+
+
 def _server(app: Starlette) -> uvicorn.Server:
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2)
@@ -53,7 +60,8 @@ def serve(app: Starlette, sock: socket.socket) -> None:
 
 @contextmanager
 def background(app: Starlette, host: str = "127.0.0.1") -> Iterator[str]:
-    """The app served in a thread on a free port; yields its URL, stops on exit."""
+    """The app served in a thread on a free port; yields its page's URL (with the token),
+    stops on exit."""
     sock = listen(host, 0)
     server = _server(app)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -63,7 +71,7 @@ def background(app: Starlette, host: str = "127.0.0.1") -> Iterator[str]:
             break
         time.sleep(0.01)
     try:
-        yield url_of(sock)
+        yield page_url(sock, app)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -170,8 +170,10 @@ def test_certify_fills_status_and_verdicts(tmp_path: Path) -> None:
 def test_store_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     text = tmp_path / "notes.duckdb"
     text.write_text("hello\n")
-    with pytest.raises(StoreError, match="notes.duckdb: cannot open the database"):
+    with pytest.raises(StoreError, match="notes.duckdb: the database file is damaged or is not a "
+                                         "DuckDB database"):
         ResultStore(text)
+    assert text.read_text() == "hello\n"
     with pytest.raises(StoreError, match="no such database file"):
         ResultStore(tmp_path / "missing.duckdb", read_only=True)
     other = tmp_path / "other.duckdb"
@@ -180,6 +182,13 @@ def test_store_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     con.close()
     with pytest.raises(StoreError, match="lacks the columns sha256, mode"):
         ResultStore(other)
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    with pytest.raises(StoreError, match="has no table 'results'"):
+        ResultStore(empty, read_only=True)
+    ResultStore(empty).close()  # a DuckDB file without the table gets it, as a new file does
+    with ResultStore(empty, read_only=True) as store:
+        assert store.rows() == []
 
 
 def test_expand_tracks(track_folder: Path, tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """`racecert batch` on the command line: rows and report files, bad input and arguments in one
 line, an existing scheduler by address, and a batch stopped by Ctrl-C and by SIGKILL that
-the same command then completes without a duplicate row."""
+the same command then completes without a duplicate row; a damaged database file and one
+another process holds are one line each, and the file is left as it was."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 
 from racecert.batch.report import report_cells, table_text
 from racecert.batch.store import ResultRow, ResultStore
+from racecert.batch.task import TrackOutcome
 from racecert.certification.certificate import certify
 from racecert.cli import main
 from racecert.cli.batch import exit_status
@@ -127,6 +129,73 @@ def test_bad_paths_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture
     assert not (tmp_path / "r.duckdb").exists()
 
 
+def _database(path: Path, rows: int = 40) -> bytes:
+    """A real results database written by the project's store (`rows` rows); its bytes."""
+    with ResultStore(path) as store:
+        for i in range(rows):
+            store.record(TrackOutcome(f"t{i}.toml", f"{i:064x}", "exact", "1", "ok", m_star=i,
+                                      optimal_count=str(3**i), json=f'{{"m_star": {i}}}'))
+    return path.read_bytes()
+
+
+def _truncated(data: bytes) -> bytes:
+    return data[:len(data) // 3]
+
+
+def _bit_flipped(data: bytes) -> bytes:
+    damaged = bytearray(data)
+    damaged[3 * 4096 + 64] ^= 0x10  # inside the first block after DuckDB's three headers
+    return bytes(damaged)
+
+
+@pytest.mark.parametrize("damage", [_truncated, _bit_flipped])
+@pytest.mark.parametrize("report", [False, True])
+def test_a_damaged_database_is_one_line_and_left_as_it_was(
+        tmp_path: Path, damage, report: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    """A truncated or bit-flipped file: `batch` and `batch --report` say it is damaged (not
+    "in use": DuckDB's checksum message says "block"), name it, suggest moving it aside,
+    exit 2, and write nothing: the file keeps its bytes and nothing appears beside it."""
+    write_tracks(tmp_path / "tracks", 1)
+    db = tmp_path / "r.duckdb"
+    damaged = damage(_database(db))
+    db.write_bytes(damaged)
+    before = sorted(tmp_path.iterdir())
+    argv = ["batch", "--report", "--db", str(db)] if report else \
+        ["batch", str(tmp_path / "tracks"), "--db", str(db), "--workers", "1"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1, captured.err
+    assert captured.err.startswith(f"error: {db}: the database file is damaged")
+    assert f"move it aside (e.g. mv {db} {db}.damaged)" in captured.err
+    assert "in use by another process" not in captured.err
+    assert db.read_bytes() == damaged
+    assert sorted(tmp_path.iterdir()) == before
+
+
+def test_a_database_another_process_holds_is_in_use(tmp_path: Path) -> None:
+    """DuckDB's lock conflict (another process has the file open to write) is told apart
+    from damage: one line saying it is in use, exit 2, for `batch` and `batch --report`."""
+    write_tracks(tmp_path / "tracks", 1)
+    db = tmp_path / "r.duckdb"
+    _database(db, rows=2)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, duckdb; con = duckdb.connect(sys.argv[1]); "
+         "print('HELD', flush=True); sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "HELD"
+        for argv in (["batch", "--report", "--db", str(db)],
+                     ["batch", str(tmp_path / "tracks"), "--db", str(db), "--workers", "1"]):
+            res = subprocess.run([sys.executable, "-m", "racecert", *argv], cwd=ROOT, env=ENV,
+                                 capture_output=True, text=True, timeout=120)
+            assert res.returncode == 2, res.stderr
+            assert len(res.stderr.splitlines()) == 1, res.stderr
+            assert res.stderr.startswith(f"error: {db}: it is in use by another process")
+            assert "damaged" not in res.stderr
+    finally:
+        holder.communicate("", timeout=60)
+
+
 def test_exit_status_order() -> None:
     def row(status: str, kind: str | None = None) -> ResultRow:
         return ResultRow("t", "s", "certify", "v", status, None, kind, *[None] * 9, 0.0,
@@ -177,10 +246,14 @@ def test_ctrl_c_and_kill_lose_nothing_and_the_rerun_completes(tmp_path: Path) ->
     err = _stop_after(proc, 2, signal.SIGINT)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
-    assert err.rstrip().endswith("interrupted")
     count, distinct = _rows(db)
     assert count == distinct and 2 <= count < 10
-    assert f"interrupted: {count} of 10 task(s) finished and are kept" in err
+    # one line, the last, as every subcommand reports Ctrl-C (not a second "interrupted")
+    assert [line for line in err.splitlines() if "interrupted" in line] == \
+        [err.rstrip().splitlines()[-1]]
+    assert err.rstrip().splitlines()[-1] == (
+        f"interrupted: {count} of 10 task(s) finished and are kept in {db}; the same command "
+        "resumes")
 
     proc = _start(tracks, db)
     err = _stop_after(proc, 2, signal.SIGKILL)

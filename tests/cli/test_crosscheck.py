@@ -84,11 +84,38 @@ def test_unknown_keys_are_reported_not_fatal(tmp_path: Path) -> None:
 
 
 def test_json_rows(tmp_path: Path) -> None:
-    code, out, _ = run(_write(tmp_path, json.dumps({"m_star": 5, "x": 1})), TRACK, "--json")
+    code, out, err = run(_write(tmp_path, json.dumps({"m_star": 5, "x": 1})), TRACK, "--json")
     assert code == 1
     rows = json.loads(out)
     assert [(r["figure"], r["verdict"]) for r in rows] == [("m_star", "disagree"),
                                                             ("x", "unknown")]
+    assert err == "1 compared, 1 disagreement(s), 1 unknown key(s) not compared\n"
+
+
+def _library_file(tmp_path: Path) -> str:
+    """What `racecert library TRACK -o FILE` writes (a version and one record per track)."""
+    from racecert.analysis.library import build_library
+
+    return json.dumps(build_library([cached_analyze(load_track(TRACK))]))
+
+
+@pytest.mark.parametrize("option", [[], ["--json"]])
+@pytest.mark.parametrize("text, words", [
+    (json.dumps({"engine": "x"}), "no figure to compare: 1 unknown key(s) (engine), 0 key(s) "
+                                  "ignored"),
+    ("{}", "no figure to compare: it is empty"),
+    (json.dumps({"m_star": None, "seconds": 1.5}), "0 unknown key(s), 1 key(s) ignored"),
+    (_library_file, "a `racecert library` file holds one record per track"),
+])
+def test_a_result_without_a_figure_exits_2(tmp_path: Path, text: Any, words: str,
+                                           option: list[str]) -> None:
+    """A RESULT.json that holds nothing racecert compares is bad input, not "0 compared"
+    and exit 0: one line naming the file and what it holds."""
+    code, out, err = run(_write(tmp_path, text(tmp_path) if callable(text) else text), TRACK,
+                         *option)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: ") and "result.json" in err
+    assert words in err, err
 
 
 @pytest.mark.parametrize("text, words", [

@@ -1,4 +1,5 @@
-"""`racecert studio`: checks before the server starts, and a real run stopped by Ctrl-C."""
+"""`racecert studio`: checks before the server starts, a real run (its URL carries the token
+the API needs) stopped by Ctrl-C, and the warning line of a host that is not loopback."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -49,13 +51,40 @@ def test_the_server_runs_and_ctrl_c_ends_it_with_130(tmp_path: Path) -> None:
     try:
         line = p.stderr.readline()
         assert line.startswith("racecert studio: http://127.0.0.1:")
-        url = line.split()[2]
-        session = json.loads(urllib.request.urlopen(url + "api/session", timeout=30).read())
+        url, _, token = line.split()[2].partition("/?token=")
+        assert len(token) >= 40
+        try:
+            urllib.request.urlopen(url + "/api/session", timeout=30)
+            raise AssertionError("the API answered a request without the token")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 403
+        session = json.loads(urllib.request.urlopen(
+            urllib.request.Request(url + "/api/session", headers={"X-Racecert-Token": token}),
+            timeout=30).read())
         assert session["initial"]["document"]["name"] == "Ocho"
         assert [f["writable"] for f in session["folders"]] == [False, True]
         p.send_signal(signal.SIGINT)
         assert p.wait(timeout=30) == 130
         assert p.stderr.read() == "interrupted\n"
+    finally:
+        if p.poll() is None:
+            p.kill()
+
+
+def test_a_host_that_is_not_loopback_prints_a_warning(tmp_path: Path) -> None:
+    """--host 0.0.0.0 serves the network: a warning line, then the URL with the token."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    p = subprocess.Popen([sys.executable, "-m", "racecert", "studio", "--host", "0.0.0.0",
+                          "--port", "0", "--folder", str(tmp_path)],
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        warning, line = p.stderr.readline(), p.stderr.readline()
+        assert warning.startswith("racecert studio: warning: listening on 0.0.0.0")
+        assert "token" in warning
+        assert line.startswith("racecert studio: http://0.0.0.0:") and "/?token=" in line
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=30) == 130
     finally:
         if p.poll() is None:
             p.kill()

@@ -28,7 +28,13 @@ def make_app(folder: Path, initial: Path | None = None, **config):
                                    **config))
 
 
+def studio_client(app) -> TestClient:
+    """A test client of `app` that sends the session's token, as the page does."""
+    return TestClient(app, base_url="http://127.0.0.1",
+                      headers={"X-Racecert-Token": app.state.token})
+
+
 @pytest.fixture
 def client(tmp_path: Path):
-    with TestClient(make_app(tmp_path), base_url="http://127.0.0.1") as c:
+    with studio_client(make_app(tmp_path)) as c:
         yield c

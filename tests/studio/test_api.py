@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from racecert.certification.certificate import certify
 from racecert.model.parse import load_track, parse_track
 from racecert.studio.document import draft_from_json, track_to_json
-from tests.studio.conftest import TRACKS, make_app, open_field
+from tests.studio.conftest import TRACKS, make_app, open_field, studio_client
 from tests.studio.test_document import same
 
 
@@ -71,7 +71,7 @@ def test_paths_outside_the_folders_are_refused(client: TestClient, path: str, st
 
 def test_a_symbolic_link_out_of_the_folder_is_refused(tmp_path: Path) -> None:
     (tmp_path / "out.toml").symlink_to(TRACKS / "ocho.toml")
-    with TestClient(make_app(tmp_path), base_url="http://127.0.0.1") as c:
+    with studio_client(make_app(tmp_path)) as c:
         r = c.post("/api/open", json={"folder": 1, "path": "out.toml"})
     assert r.status_code == 403 and "outside" in r.json()["error"]
 
@@ -195,7 +195,7 @@ def test_certify_gives_each_figure_its_verdict_and_methods(client: TestClient) -
 def test_a_running_job_can_be_cancelled_and_its_process_ends(tmp_path: Path) -> None:
     track = tmp_path / "big.toml"
     track.write_text(open_field(120, 120))
-    with TestClient(make_app(tmp_path, max_running=1), base_url="http://127.0.0.1") as c:
+    with studio_client(make_app(tmp_path, max_running=1)) as c:
         d = track_to_json(load_track(track))
         job_id = c.post("/api/jobs", json={"kind": "certify", "document": d}).json()["id"]
         busy = c.post("/api/jobs", json={"kind": "analyze", "document": tiny()})
@@ -219,10 +219,88 @@ def test_a_running_job_can_be_cancelled_and_its_process_ends(tmp_path: Path) -> 
 def test_the_work_limit_ends_a_job_with_one_line(tmp_path: Path) -> None:
     from racecert.studio.worker import JobLimits
 
-    with TestClient(make_app(tmp_path, limits=JobLimits(max_states=1_000)),
-                    base_url="http://127.0.0.1") as c:
+    with studio_client(make_app(tmp_path, limits=JobLimits(max_states=1_000))) as c:
         d = track_to_json(load_track(TRACKS / "4_esquinas.toml"))
         job_id = c.post("/api/jobs", json={"kind": "analyze", "document": d}).json()["id"]
         last = events_of(c, job_id)[-1]
     assert last["type"] == "error" and last["limit"]
     assert last["message"].startswith("resource limit reached: the BFS explored")
+
+
+# -- the session token, malformed paths and bodies -----------------------------------------
+
+
+def test_every_api_request_needs_the_token(tmp_path: Path) -> None:
+    """Without the token, or with a wrong one, every API route is 403 with one line (a
+    local process cannot save over a track); with it in the header, the query or the
+    cookie set by the page load that carried it, the request goes through."""
+    app = make_app(tmp_path)
+    token = app.state.token
+    assert len(token) >= 40  # secrets.token_urlsafe(32)
+    save = {"document": tiny(), "folder": 1, "path": "x.toml"}
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        for headers in ({}, {"X-Racecert-Token": "wrong"}, {"X-Racecert-Token": token[:-1]},
+                        {"X-Racecert-Token": token + "x"},
+                        {"X-Racecert-Token": "\u00e9".encode("latin-1")}):
+            for method, url, body in (("GET", "/api/session", None),
+                                      ("GET", "/api/files", None),
+                                      ("POST", "/api/save", save),
+                                      ("POST", "/api/jobs", {"kind": "analyze"}),
+                                      ("GET", "/api/jobs/x/events", None),
+                                      ("GET", "/api/session?token=wrong", None)):
+                r = c.request(method, url, json=body, headers=headers)
+                assert r.status_code == 403, (method, url, headers)
+                assert "token is missing or wrong" in r.json()["error"]
+        assert not (tmp_path / "x.toml").exists()
+        assert c.get("/").status_code == 200  # the page itself holds nothing
+        assert c.get("/api/session", headers={"X-Racecert-Token": token}).status_code == 200
+        assert c.get(f"/api/session?token={token}").status_code == 200
+        r = c.post("/api/save", json=save, headers={"X-Racecert-Token": token})
+        assert r.status_code == 200 and (tmp_path / "x.toml").is_file()
+        assert c.get("/api/files").status_code == 403
+        page = c.get(f"/?token={token}")  # the printed URL: sets the cookie
+        assert page.status_code == 200 and "httponly" in page.headers["set-cookie"].lower()
+        assert c.get("/api/files").status_code == 200  # the cookie, on a reload
+
+
+def test_the_token_is_compared_in_constant_time(tmp_path: Path, monkeypatch) -> None:
+    import hmac
+
+    from racecert.studio import app as app_module
+
+    calls = []
+    real = hmac.compare_digest
+    monkeypatch.setattr(app_module.hmac, "compare_digest",
+                        lambda a, b: calls.append((a, b)) or real(a, b))
+    app = make_app(tmp_path)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        assert c.get("/api/files", headers={"X-Racecert-Token": "guess"}).status_code == 403
+    assert (b"guess", app.state.token.encode()) in calls
+
+
+@pytest.mark.parametrize("path", ["a\x00b.toml", "\x00", "x\n.toml", "a" * 5000 + ".toml",
+                                  "\ud800.toml"])
+def test_a_malformed_path_is_400_not_500(client: TestClient, path: str) -> None:
+    for url, body in (("/api/open", {"folder": 1, "path": path}),
+                      ("/api/save", {"document": tiny(), "folder": 1, "path": path})):
+        r = client.post(url, content=json.dumps(body), headers={"Content-Type":
+                                                                "application/json"})
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+        assert "\n" not in error and "not a file name" in error
+
+
+@pytest.mark.parametrize("body", ["[" * 50_000 + "]" * 50_000,
+                                  '{"document": ' + '{"a": ' * 50_000 + "1" + "}" * 50_001,
+                                  '{"document": ' + "[" * 65 + "]" * 65 + "}"])
+def test_over_deep_json_is_400_not_500(client: TestClient, body: str) -> None:
+    r = client.post("/api/validate", content=body,
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "nested deeper than 64" in r.json()["error"]
+
+
+def test_brackets_inside_strings_do_not_count(client: TestClient) -> None:
+    d = tiny()
+    d["description"] = "[" * 10_000
+    r = client.post("/api/validate", json={"document": d})
+    assert r.status_code == 200

@@ -44,7 +44,7 @@ class Page:
     """A studio page with the helpers the tests use; records errors and every request."""
 
     def __init__(self, browser, url: str) -> None:
-        self.url = url
+        self.url = url.partition("?")[0]  # the server's address (`url` carries the token)
         self.page = browser.new_page(viewport={"width": 1400, "height": 860})
         self.errors: list[str] = []
         self.requests: list[str] = []
@@ -53,6 +53,7 @@ class Page:
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.goto(url)
         self.page.wait_for_selector("body[data-ready=true]")
+        assert "token" not in self.page.url  # the page keeps it, the address bar does not
 
     def cell(self, x: int, y: int) -> tuple[float, float]:
         return tuple(self.page.evaluate("([x, y]) => window.studio.view.cellToClient(x, y)",

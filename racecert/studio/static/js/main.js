@@ -1,6 +1,6 @@
 // The studio page: tools, editing, validation as you draw, jobs and their results.
 
-import { api, ApiError, follow } from "./api.js";
+import { api, ApiError, follow, tokenHeaders } from "./api.js";
 import { autoLine, DIRS, History, SURFACES, TrackDoc } from "./model.js";
 import { showCertificate, showFigures, showTrajectory, showVerdict, trajectoryCard } from "./panels.js";
 import { RacePanel } from "./race.js";
@@ -679,7 +679,7 @@ async function main() {
   });
   window.addEventListener("pagehide", () => {
     if (state.job) fetch(`/api/jobs/${state.job.id}/cancel`, { method: "POST", keepalive: true,
-      headers: { "Content-Type": "application/json" }, body: "{}" });
+      headers: { "Content-Type": "application/json", ...tokenHeaders() }, body: "{}" });
   });
   try {
     state.session = await api.session();
