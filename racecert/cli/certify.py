@@ -173,7 +173,9 @@ class CertifyDisplay:
         return "; ".join(parts)
 
     def _show(self) -> None:
-        self.bar.set_postfix_str(self.postfix())
+        self.bar.set_postfix_str(self.postfix())  # tqdm redraws; a plain log:
+        if isinstance(self.bar, PlainProgress):
+            self.bar.refresh()  # a line if its interval allows
 
     def beat(self) -> None:
         """Refresh the postfix; a plain log gets the line now."""

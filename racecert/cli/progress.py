@@ -89,6 +89,10 @@ class PlainProgress:
     def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
         self.postfix = s
 
+    def refresh(self) -> None:
+        """Print the current line if the interval allows (as tqdm redraws on refresh)."""
+        self._maybe_print()
+
     def print_now(self) -> None:
         """Print the current line now (once the `delay` has passed), whatever the interval:
         what a `Heartbeat` calls."""
