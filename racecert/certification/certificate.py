@@ -8,11 +8,20 @@ results per figure (`racecert.certification.figures.FIGURES`) into a
 
 Per figure the verdict is `disagree` when any check disagrees, `agree` when at
 least one agrees and none disagrees, `timeout` when a check ran out of its
-(deterministic) budget and none agreed, `not-applicable` when the figure does
-not exist on this track (continuity on a stage...), and `unchecked` otherwise.
-The certificate's `status` is `disagree` when any figure disagrees, `certified`
-when every existing figure agrees, and `partial` otherwise: a figure no method
-confirmed is never counted as confirmed, and the headline names it.
+(deterministic) work budget and none agreed, `skipped` when a check was not run
+because of a size budget (and none agreed or timed out), `not-applicable` when the
+figure does not exist on this track (continuity on a stage...), and `unchecked`
+otherwise. The certificate's `status` is `disagree` when any figure disagrees,
+`certified` when every existing figure agrees, and `partial` otherwise: a figure no
+method confirmed is never counted as confirmed, and the headline names it.
+
+Each agreeing figure says which kinds of method confirmed it (`confirmed_by`, a list
+of `MethodKind`s), and the headline names every figure confirmed by the second
+implementation alone, with why no solver model confirmed it (none addresses it, or
+each was skipped or timed out), so a certificate never reads as more than was checked.
+
+Wall seconds are measured but kept out of every compared field: `to_json` puts them
+in one `timing` block, so two runs on the same track give the same JSON apart from it.
 
 The editor key (docs/opening-limits.md) is reported beside: the exact
 time-indexed models arbitrate it, each `Arbitration` says which key's value the
@@ -22,27 +31,40 @@ independent method reproduces.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from racecert.analysis.pipeline import Analysis, analyze
 from racecert.certification.checks import CHECKS
 from racecert.certification.context import (
+    SOLVER_KINDS,
     Arbitration,
     CertifyContext,
     Check,
     CheckResult,
+    MethodKind,
     NamedCheck,
     StepFn,
+    Verdict,
+    WorkFn,
 )
 from racecert.certification.figures import FIGURE_NAMES, FIGURES, Value, canonical_figures
 from racecert.model.budget import StateBudget
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult, ProgressFn, layered_bfs
 
-SCHEMA = "racecert-certificate/2"
-FigureVerdictName = Literal["agree", "disagree", "timeout", "unchecked", "not-applicable"]
+SCHEMA = "racecert-certificate/3"
+FigureVerdictName = Literal["agree", "disagree", "timeout", "skipped", "unchecked",
+                            "not-applicable"]
+FIGURE_VERDICTS: tuple[FigureVerdictName, ...] = (
+    "agree", "disagree", "timeout", "skipped", "unchecked", "not-applicable")
+UNCONFIRMED: tuple[FigureVerdictName, ...] = ("timeout", "skipped", "unchecked")
 Status = Literal["certified", "partial", "disagree"]
+NOT_COVERED = "not covered by any solver model"
+"""Why a figure agrees by the second implementation only when no solver model addresses it
+(kind, m_cont, yellow, coverage, score, ...: the check list has none for it)."""
+TIMING_NOTE = ("wall seconds: machine-dependent, the only part of the certificate that "
+               "differs between two runs on the same track")
 
 
 @dataclass(frozen=True)
@@ -55,8 +77,33 @@ class FigureVerdict:
     reason: str
     checks: tuple[CheckResult, ...]
 
+    @property
+    def confirmed_by(self) -> tuple[MethodKind, ...]:
+        """The kinds of method whose checks agree, in `MethodKind` order; empty unless
+        the figure's verdict is `agree` (nothing else is a confirmation)."""
+        if self.verdict != "agree":
+            return ()
+        kinds = {c.kind for c in self.checks if c.verdict == Verdict.AGREE}
+        return tuple(k for k in MethodKind if k in kinds)
+
+    @property
+    def second_implementation_only(self) -> str | None:
+        """When the figure agrees by the second implementation alone: why no solver model
+        confirmed it (none addresses it, or each was skipped, timed out or did not apply);
+        None otherwise."""
+        if self.confirmed_by != (MethodKind.SECOND_IMPLEMENTATION,):
+            return None
+        solver = {c.verdict for c in self.checks if c.kind in SOLVER_KINDS}
+        if not solver:
+            return NOT_COVERED
+        parts = [w for v, w in ((Verdict.SKIPPED, "skipped: size budget"),
+                                (Verdict.TIMEOUT, "timeout: work budget"),
+                                (Verdict.NOT_APPLICABLE, "not applicable")) if v in solver]
+        return "solver models " + ", ".join(parts)
+
     def to_json(self) -> dict[str, Any]:
         return {"value": self.value, "verdict": self.verdict, "reason": self.reason,
+                "confirmed_by": [k.value for k in self.confirmed_by],
                 "checks": [c.to_json() for c in self.checks]}
 
 
@@ -64,17 +111,59 @@ def judge_figure(name: str, value: Value, absent: str | None,
                  checks: tuple[CheckResult, ...]) -> FigureVerdict:
     """The verdict on one figure from its checks (see the module docstring)."""
     verdicts = {c.verdict for c in checks}
-    if "disagree" in verdicts:
+    if Verdict.DISAGREE in verdicts:
         return FigureVerdict(name, value, "disagree", "an independent check disagrees", checks)
     if absent is not None:
         return FigureVerdict(name, value, "not-applicable", absent, checks)
-    if "agree" in verdicts:
+    if Verdict.AGREE in verdicts:
         return FigureVerdict(name, value, "agree", "confirmed independently", checks)
-    if "timeout" in verdicts:
-        why = "; ".join(c.reason for c in checks if c.verdict == "timeout")
-        return FigureVerdict(name, value, "timeout", why, checks)
+    for v in (Verdict.TIMEOUT, Verdict.SKIPPED):
+        if v in verdicts:
+            why = "; ".join(c.reason for c in checks
+                            if c.verdict in (Verdict.TIMEOUT, Verdict.SKIPPED))
+            return FigureVerdict(name, value, v.value, why, checks)  # type: ignore[arg-type]
     why = "; ".join(c.reason for c in checks) or "no independent method covers this figure"
     return FigureVerdict(name, value, "unchecked", why, checks)
+
+
+def headline(status: Status, figures: tuple[FigureVerdict, ...],
+             other: tuple[CheckResult, ...] = ()) -> str:
+    """The one-line verdict: the status, every figure not confirmed (with its verdict), and
+    every figure confirmed by the second implementation alone (with why no solver model
+    confirmed it), so the line never claims more than was checked."""
+    if status == "disagree":
+        bad = [f.name for f in figures if f.verdict == "disagree"]
+        bad += [r.figure for r in other if r.verdict == Verdict.DISAGREE]
+        return f"DISAGREEMENT on {', '.join(bad) or 'a check'}: see the table"
+    if status == "certified":
+        text = "CERTIFIED: every figure confirmed by an independent check"
+    else:
+        missing = ", ".join(f"{f.name} ({f.verdict})" for f in figures
+                            if f.verdict in UNCONFIRMED)
+        text = f"PARTIAL: not confirmed: {missing} (nothing disagrees)"
+    groups: dict[str, list[str]] = {}
+    for f in figures:
+        why = f.second_implementation_only
+        if why is not None:
+            groups.setdefault(why, []).append(f.name)
+    if groups:  # figures whose solver models did not run first, the uncovered ones last
+        order = sorted(groups.items(), key=lambda g: g[0] == NOT_COVERED)
+        text += "; by the second implementation only: " + "; ".join(
+            f"{', '.join(names)} ({why})" for why, names in order)
+    return text
+
+
+def timing_json(total: float, results: tuple[CheckResult, ...],
+                bfs: dict[str, float] | None = None) -> dict[str, Any]:
+    """The certificate's one machine-dependent block: wall seconds of the whole run, of
+    each oracle BFS, and of each check in the order of the results (with any finer
+    timings a check measured, e.g. a SAT solve and its proof check)."""
+    out: dict[str, Any] = {"note": TIMING_NOTE, "total": round(total, 3)}
+    if bfs is not None:
+        out["bfs"] = {k: round(v, 4) for k, v in bfs.items()}
+    out["checks"] = [{"figure": r.figure, "method": r.method, "seconds": round(r.seconds, 4),
+                      **{k: round(v, 4) for k, v in r.timings}} for r in results]
+    return out
 
 
 @dataclass(frozen=True)
@@ -114,7 +203,7 @@ class Certificate:
     def status(self) -> Status:
         """`disagree`, `certified` (every existing figure agrees) or `partial`."""
         verdicts = [f.verdict for f in self.figures]
-        if "disagree" in verdicts or any(r.verdict == "disagree" for r in self.results):
+        if "disagree" in verdicts or any(r.verdict == Verdict.DISAGREE for r in self.results):
             return "disagree"
         if all(v in ("agree", "not-applicable") for v in verdicts):
             return "certified"
@@ -123,7 +212,13 @@ class Certificate:
     @property
     def unconfirmed(self) -> tuple[str, ...]:
         """Names of the existing figures no independent check confirmed."""
-        return tuple(f.name for f in self.figures if f.verdict in ("unchecked", "timeout"))
+        return tuple(f.name for f in self.figures if f.verdict in UNCONFIRMED)
+
+    @property
+    def headline(self) -> str:
+        """The one-line verdict of `headline` (status, unconfirmed figures, figures that
+        rest on the second implementation alone)."""
+        return headline(self.status, self.figures, self.other_checks)
 
     @property
     def ok(self) -> bool:
@@ -142,12 +237,14 @@ class Certificate:
     def to_json(self) -> dict[str, Any]:
         t = self.track
         figures = self.figures
-        n = {v: sum(f.verdict == v for f in figures)
-             for v in ("agree", "disagree", "timeout", "unchecked", "not-applicable")}
+        n = {v: sum(f.verdict == v for f in figures) for v in FIGURE_VERDICTS}
         return {
             "schema": SCHEMA,
             "status": self.status,
+            "headline": headline(self.status, figures, self.other_checks),
             "unconfirmed": list(self.unconfirmed),
+            "second_implementation_only": {f.name: f.second_implementation_only
+                                           for f in figures if f.second_implementation_only},
             "figures": {f.name: f.to_json() for f in figures},
             "track": {"name": t.name, "path": t.path, "sha256": t.sha256,
                       "width": t.width, "height": t.height, "layers": t.layers,
@@ -158,18 +255,19 @@ class Certificate:
             "arbitration": [a.to_json() for a in self.arbitrations],
             "other_checks": [r.to_json() for r in self.other_checks],
             "summary": {"figures_agree": n["agree"], "figures_disagree": n["disagree"],
-                        "figures_timeout": n["timeout"], "figures_unchecked": n["unchecked"],
+                        "figures_timeout": n["timeout"], "figures_skipped": n["skipped"],
+                        "figures_unchecked": n["unchecked"],
                         "figures_not_applicable": n["not-applicable"],
                         "checks": len(self.results), "ok": self.ok,
                         "certified": self.certified},
-            "seconds": round(self.seconds, 3),
+            "timing": timing_json(self.seconds, self.results,
+                                  {"exact": self.exact.seconds, "editor": self.editor.seconds}),
         }
 
 
 def _bfs_json(b: BfsResult) -> dict[str, Any]:
     return {"reachable": b.reachable, "m_star": b.m_star, "optimal_count": str(b.optimal_count),
-            "final_states": b.final_states, "states_explored": b.states_explored,
-            "seconds": round(b.seconds, 4)}
+            "final_states": b.final_states, "states_explored": b.states_explored}
 
 
 def default_checks() -> list[NamedCheck]:
@@ -178,18 +276,37 @@ def default_checks() -> list[NamedCheck]:
 
 
 def _named(check: NamedCheck | Check) -> NamedCheck:
-    """A plugged-in plain function gets its own name as its progress label."""
-    return check if isinstance(check, NamedCheck) else NamedCheck(check.__name__, check)
+    """A plain function that is one of `CHECKS` is that entry; any other gets its own name
+    as its progress label and no kind (its results name no kind of method unless they
+    carry one, so they appear in no `confirmed_by`)."""
+    if isinstance(check, NamedCheck):
+        return check
+    known = next((c for c in CHECKS if c.run is check), None)
+    return known or NamedCheck(check.__name__, check)
+
+
+def _kinded(results: list[CheckResult], kind: MethodKind | None) -> list[CheckResult]:
+    """The results, each with its own kind or else its check's."""
+    return [r if r.kind is not None or kind is None else replace(r, kind=kind)
+            for r in results]
+
+
+def step_count(checks: list[NamedCheck | Check] | None = None) -> int:
+    """How many times `certify` calls `step` (the two oracle runs and every check): the
+    total of a progress display."""
+    return 2 + len(checks if checks is not None else default_checks())
 
 
 def certify(track: Track, checks: list[NamedCheck | Check] | None = None, *,
             step: StepFn | None = None, progress: ProgressFn | None = None,
-            budget: StateBudget | None = None, **limits: Any) -> Certificate:
+            work: WorkFn | None = None, budget: StateBudget | None = None,
+            **limits: Any) -> Certificate:
     """Run the analysis (exact key), the BFS in the editor key and every check;
     `limits` go to `CertifyContext`.
 
-    `step(name)` is called before each step (for progress display); `progress` is
-    passed to both oracle BFS runs (per layer). `budget` bounds every search of the
+    `step(name)` is called before each step (for progress display; `step_count` of them);
+    `progress` is passed to both oracle BFS runs (per layer); `work(what, done, total)`
+    is handed to the checks (`CertifyContext.report`). `budget` bounds every search of the
     oracle (`StateLimitReached` past it, as `racecert batch` and `--max-states` use it).
 
     >>> # certify(load_track("tracks/tiny_straight.toml")).status
@@ -202,12 +319,12 @@ def certify(track: Track, checks: list[NamedCheck | Check] | None = None, *,
         step("BFS oracle (editor key)")
     editor = layered_bfs(track, "editor", progress=progress, budget=budget)
     exact = analysis.bfs
-    ctx = CertifyContext(track, exact, editor, analysis=analysis, **limits)
+    ctx = CertifyContext(track, exact, editor, analysis=analysis, work=work, **limits)
     results: list[CheckResult] = []
     for check in map(_named, checks if checks is not None else default_checks()):
         if step:
             step(check.label)
-        results.extend(check.run(ctx))
+        results.extend(_kinded(check.run(ctx), check.kind))
     return Certificate(track, analysis, editor, tuple(results),
                        arbitrate(results, exact, editor), time.perf_counter() - t0)
 
@@ -225,7 +342,8 @@ def arbitrate(results: list[CheckResult], exact: BfsResult, editor: BfsResult
             out.append(r.arbitration)
             continue
         get = ARBITRATED.get(r.figure)
-        if get is None or r.method_value is None or r.verdict == "not-applicable":
+        if get is None or r.method_value is None \
+                or r.verdict in (Verdict.NOT_APPLICABLE, Verdict.SKIPPED):
             continue
         ex = get(exact) if exact.reachable else None
         ed = get(editor) if editor.reachable else None

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from racecert.certification.context import CertifyContext, CheckResult
+from racecert.certification.context import CertifyContext, CheckResult, Verdict
 from racecert.certification.evidence import continuable_counts
 from racecert.certification.geometry_check import crosscheck_geometry
 from racecert.independent.cpsat import CpsatResult, count_solutions, race_model, solve
@@ -55,7 +55,7 @@ def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
     return [CheckResult(
         "move validity", "racecert.model rules (vectorised expand and apply_move)",
         "racecert.independent.geometry (Liang-Barsky clipping, Fractions)", value,
-        "agree" if r.agree else "disagree",
+        Verdict.AGREE if r.agree else Verdict.DISAGREE,
         f"all 9 accelerations from {scope}, {r.valid_moves:,} valid, "
         f"{r.arriving_moves:,} arriving", time.perf_counter() - t0, arte)]
 
@@ -71,15 +71,17 @@ def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
     method = f"{CPSAT} (table: every move reachable from the car's initial state)"
 
     def out_of_budget(where: str) -> list[CheckResult]:
-        return [CheckResult("m*", b.m_star, method, None, "timeout",
+        return [CheckResult("m*", b.m_star, method, None, Verdict.TIMEOUT,
                             f"CP-SAT used its budget of {ctx.cpsat_budget:g} deterministic time "
                             f"units {where}", time.perf_counter() - t0)]
 
     try:
         table = race_table(track)
     except TableBudget as e:
-        return [CheckResult("m*", b.m_star, method, None, "timeout", str(e),
+        return [CheckResult("m*", b.m_star, method, None, Verdict.SKIPPED, str(e),
                             time.perf_counter() - t0)]
+    ctx.report(f"CP-SAT solves at T = {horizon - 1} and {horizon} over {len(table):,} table "
+               f"rows (budget {ctx.cpsat_budget:g} deterministic time units per solve)")
     arte = (("table rows", str(len(table))), ("table scope", table.scope))
     if not b.reachable:
         r = solve(race_model(track, table, horizon, "within"), budget=ctx.cpsat_budget,
@@ -87,11 +89,11 @@ def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
         if r.status == "unknown":
             return out_of_budget(f"at T = {horizon} ({r.solver_status})")
         if r.status == "infeasible":
-            return [CheckResult("m*", None, method, None, "agree",
+            return [CheckResult("m*", None, method, None, Verdict.AGREE,
                                 f"no arrival within {horizon} moves (CP-SAT); unreachability "
                                 "beyond that horizon rests on the BFS alone",
                                 time.perf_counter() - t0, arte)]
-        return [CheckResult("m*", None, method, len(r.positions) - 1, "disagree",
+        return [CheckResult("m*", None, method, len(r.positions) - 1, Verdict.DISAGREE,
                             "CP-SAT found an arrival the BFS says is impossible",
                             time.perf_counter() - t0, arte + (("witness", str(r.positions)),))]
     m = horizon
@@ -102,7 +104,7 @@ def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
             return out_of_budget(f"at T = {m - 1} ({below.solver_status})")
         if below.status == "feasible":
             ok, why = _replay(track, below)
-            return [CheckResult("m*", m, method, f"<= {len(below.positions) - 1}", "disagree",
+            return [CheckResult("m*", m, method, f"<= {len(below.positions) - 1}", Verdict.DISAGREE,
                                 f"an arrival within {m - 1} moves (replay: {why})",
                                 time.perf_counter() - t0,
                                 arte + (("witness", str(below.positions)),))]
@@ -111,17 +113,17 @@ def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
     if at.status == "unknown":
         return out_of_budget(f"at T = {m} ({at.solver_status})")
     if at.status == "infeasible":
-        return [CheckResult("m*", m, method, f"> {m}", "disagree",
+        return [CheckResult("m*", m, method, f"> {m}", Verdict.DISAGREE,
                             f"no arrival within {m - 1} moves and none at {m}",
                             time.perf_counter() - t0, arte)]
     ok, why = _replay(track, at)
     arte += (("witness", str(at.positions)), ("witness replay (independent geometry)", why))
     if not ok:
-        return [CheckResult("m*", m, method, None, "disagree",
+        return [CheckResult("m*", m, method, None, Verdict.DISAGREE,
                             f"the CP-SAT witness does not replay: {why}",
                             time.perf_counter() - t0, arte)]
     spent = at.deterministic_time + (below.deterministic_time if m >= 2 else 0.0)
-    return [CheckResult("m*", m, method, m, "agree",
+    return [CheckResult("m*", m, method, m, Verdict.AGREE,
                         f"infeasible within {m - 1} moves, feasible at {m}; witness replayed",
                         time.perf_counter() - t0, arte,
                         work=f"{spent:.2f} deterministic time units; table {len(table):,} rows")]
@@ -138,31 +140,35 @@ def check_count(ctx: CertifyContext) -> list[CheckResult]:
     bv = str(b.optimal_count) if b.reachable else None
 
     def na(reason: str) -> list[CheckResult]:
-        return [CheckResult("optimal_count", bv, method, None, "not-applicable", reason,
+        return [CheckResult("optimal_count", bv, method, None, Verdict.NOT_APPLICABLE, reason,
                             time.perf_counter() - t0)]
 
     if not b.reachable or not b.m_star:
         return na("the finish is unreachable: nothing to count")
     if b.optimal_count > ctx.count_limit:
-        return [CheckResult("optimal_count", bv, method, None, "timeout",
-                            f"{b.optimal_count:,} trajectories: over the enumeration limit "
-                            f"of {ctx.count_limit:,} (--count-limit), not attempted",
+        return [CheckResult("optimal_count", bv, method, None, Verdict.SKIPPED,
+                            f"the oracle's count of {b.optimal_count:,} trajectories is over "
+                            f"the enumeration's size budget of {ctx.count_limit:,} "
+                            "(--count-limit): not attempted",
                             time.perf_counter() - t0)]
     try:
         table = race_table(track)
     except TableBudget as e:
-        return [CheckResult("optimal_count", bv, method, None, "timeout", str(e),
+        return [CheckResult("optimal_count", bv, method, None, Verdict.SKIPPED, str(e),
                             time.perf_counter() - t0)]
+    ctx.report(f"CP-SAT enumeration of {b.optimal_count:,} trajectories (limit "
+               f"{ctx.count_limit:,}, budget {ctx.cpsat_budget:g} deterministic time units)")
     r = count_solutions(race_model(track, table, b.m_star, "exact"), limit=ctx.count_limit,
                         budget=ctx.cpsat_budget)
     if r.count is None:
         if r.reason.startswith("more than"):
-            return [CheckResult("optimal_count", bv, method, f"> {ctx.count_limit}", "disagree",
+            return [CheckResult("optimal_count", bv, method, f"> {ctx.count_limit}",
+                                Verdict.DISAGREE,
                                 f"CP-SAT enumerated {r.reason}", time.perf_counter() - t0)]
-        return [CheckResult("optimal_count", bv, method, None, "timeout",
+        return [CheckResult("optimal_count", bv, method, None, Verdict.TIMEOUT,
                             f"{r.reason}: {ctx.cpsat_budget:g} deterministic time units",
                             time.perf_counter() - t0)]
-    verdict = "agree" if str(r.count) == bv else "disagree"
+    verdict = Verdict.AGREE if str(r.count) == bv else Verdict.DISAGREE
     return [CheckResult("optimal_count", bv, method, str(r.count), verdict,
                         f"every trajectory with first arrival at m* = {b.m_star} enumerated",
                         time.perf_counter() - t0, (("limit", str(ctx.count_limit)),),
@@ -217,11 +223,11 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
     figures = ("continuable final states (race rule)",
                "continuable final states (editor certification)")
     if not b.reachable or b.dag is None or not b.m_star:
-        return [CheckResult(f, None, CPSAT, None, "not-applicable", "no optimal final states",
+        return [CheckResult(f, None, CPSAT, None, Verdict.NOT_APPLICABLE, "no optimal final states",
                             0.0) for f in figures]
     cont = None if ctx.analysis is None else ctx.analysis.continuity
     if cont is not None and not cont.applicable:
-        return [CheckResult(f, None, CPSAT, None, "not-applicable",
+        return [CheckResult(f, None, CPSAT, None, Verdict.NOT_APPLICABLE,
                             "a stage: continuity into another lap does not apply", 0.0)
                 for f in figures]
     arr = b.dag.arrive_state
@@ -233,8 +239,8 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
                                                    for s in finals})),
                               "the optimal final states")
     except TableBudget as e:
-        return [CheckResult(f, None, CPSAT, None, "timeout", str(e), time.perf_counter() - t0)
-                for f in figures]
+        return [CheckResult(f, None, CPSAT, None, Verdict.SKIPPED, str(e),
+                            time.perf_counter() - t0) for f in figures]
     oracle = _continuation_oracle(track)
     cp = _Continuations(track, table, ctx)
     memo: dict[tuple[int, ...], tuple] = {}
@@ -257,15 +263,22 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
         verdicts: dict[tuple[int, ...], bool] = {}
         bad: list[str] = []
         stop = ""
+        capped = over_budget = False
         for init in starts:
+            ctx.report(f"{'race rule' if race else 'editor certification'}: final states "
+                       f"by CP-SAT (budget {ctx.cpsat_budget:g} deterministic time units per "
+                       "solve)", checked, len(starts))
             if ctx.continuity_max_states is not None and checked >= ctx.continuity_max_states:
-                stop = f"checked the first {checked} of {len(starts)} final states (cap)"
+                stop = (f"checked the first {checked} of {len(starts)} final states: the "
+                        f"size budget is {ctx.continuity_max_states:,} final states")
+                capped = True
                 break
             bfs_len, reached, st, length, wit = decide(init)
             verdict_ref = oracle(init) if oracle is not None else reached
             if st == "unknown":
                 stop = (f"CP-SAT used its budget of {ctx.cpsat_budget:g} deterministic time "
                         f"units on {init}")
+                over_budget = True
                 break
             checked += 1
             ref_yes += verdict_ref
@@ -290,19 +303,21 @@ def check_continuity(ctx: CertifyContext) -> list[CheckResult]:
                   f"finish continuation within {horizon} moves; its first length is compared "
                   "with a bounded BFS")
         if beyond:
-            reason += (f"; {beyond} continuable only beyond the {horizon}-move horizon "
-                       "(not confirmed)")
+            reason += (f"; {beyond} continuable only beyond the model's size budget of "
+                       f"{horizon} moves (2·m*+4; not confirmed)")
         if stop:
             reason += f"; {stop}"
         complete = checked == len(starts) and not beyond
-        verdict = "disagree" if bad else "agree" if complete else "timeout"
+        verdict = (Verdict.DISAGREE if bad else Verdict.AGREE if complete
+                   else Verdict.TIMEOUT if over_budget
+                   else Verdict.SKIPPED if capped or beyond else Verdict.TIMEOUT)
         oracle_count, method_count = continuable_counts(ctx, race, verdicts)
-        if verdict == "agree" and oracle_count is not None:
+        if verdict == Verdict.AGREE and oracle_count is not None:
             if method_count is None:
-                verdict = "timeout"
+                verdict = Verdict.TIMEOUT
                 reason += "; the independent search gave no arrival counts (its budget)"
             elif method_count != oracle_count:
-                verdict = "disagree"
+                verdict = Verdict.DISAGREE
                 reason += (f"; continuable trajectories: oracle {oracle_count}, "
                            f"independent {method_count}")
             else:

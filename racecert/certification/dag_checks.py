@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from racecert.analysis.pipeline import Analysis
-from racecert.certification.context import CertifyContext, CheckResult
+from racecert.certification.context import CertifyContext, CheckResult, Verdict
 from racecert.certification.evidence import independent_search
 from racecert.independent.agreement import (
     compare_coverage,
@@ -59,7 +59,7 @@ class _Pieces:
 
 
 def _verdict(problems: list[str]) -> tuple[str, str]:
-    return ("disagree", "; ".join(problems)) if problems else ("agree", "")
+    return (Verdict.DISAGREE, "; ".join(problems)) if problems else (Verdict.AGREE, "")
 
 
 def check_dag_figures(ctx: CertifyContext) -> list[CheckResult]:
@@ -68,12 +68,12 @@ def check_dag_figures(ctx: CertifyContext) -> list[CheckResult]:
     labels = ("green length and ties", "blue length and ties", "yellow_moves",
               "yellow_length", "coverage", "score")
     if a is None or not a.bfs.reachable:
-        return [CheckResult(f, None, EXTREMES, None, "not-applicable",
+        return [CheckResult(f, None, EXTREMES, None, Verdict.NOT_APPLICABLE,
                             "the finish is unreachable", 0.0) for f in labels]
     t0 = time.perf_counter()
     res = independent_search(ctx.track, ctx.max_states)
     if res.dag is None:
-        return [CheckResult(f, None, EXTREMES, None, "timeout", res.message, 0.0)
+        return [CheckResult(f, None, EXTREMES, None, Verdict.TIMEOUT, res.message, 0.0)
                 for f in labels]
     dag = LayeredDag.of(res.dag)
     ext = extreme_lengths(dag)
@@ -114,7 +114,7 @@ def _yellow_results(a: Analysis, mine: YellowTrajectory | None, why: str
                     ) -> list[CheckResult]:
     y = a.yellow
     if mine is None:
-        return [CheckResult(f, None, YELLOW, None, "timeout", why, 0.0)
+        return [CheckResult(f, None, YELLOW, None, Verdict.TIMEOUT, why, 0.0)
                 for f in ("yellow_moves", "yellow_length")]
     problems = compare_yellow(mine, None if y.length is None else str(y.length), y.moves)
     verdict, reason = _verdict(problems)
@@ -142,7 +142,8 @@ def _coverage_and_score(ctx: CertifyContext, a: Analysis, p: _Pieces) -> list[Ch
     if s is None or p.yellow is None or p.yellow.moves is None:
         why = p.yellow_reason or "no score on this track"
         out.append(CheckResult("score", None, SCORE, None,
-                               "timeout" if p.yellow_reason else "not-applicable", why, 0.0))
+                               Verdict.TIMEOUT if p.yellow_reason
+                               else Verdict.NOT_APPLICABLE, why, 0.0))
         return out
     green, blue = p.extremes.green, p.extremes.blue
     cont = a.continuity

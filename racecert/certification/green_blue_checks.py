@@ -14,7 +14,7 @@ import time
 
 import sympy
 
-from racecert.certification.context import CertifyContext, CheckResult
+from racecert.certification.context import CertifyContext, CheckResult, Verdict
 from racecert.independent.cpsat import race_model
 from racecert.independent.cpsat_lengths import extreme_length
 from racecert.independent.movetable import TableBudget, race_table
@@ -35,28 +35,31 @@ def check_green_blue(ctx: CertifyContext) -> list[CheckResult]:
     reps = None if a is None else a.representatives
     labels = ("green length and ties", "blue length and ties")
     if a is None or reps is None or not a.bfs.reachable or not a.bfs.m_star:
-        return [CheckResult(f, None, METHOD, None, "not-applicable",
+        return [CheckResult(f, None, METHOD, None, Verdict.NOT_APPLICABLE,
                             "the finish is unreachable: no green or blue", 0.0) for f in labels]
     m = a.bfs.m_star
     try:
         table = race_table(ctx.track)
     except TableBudget as e:
-        return [CheckResult(f, None, METHOD, None, "timeout", str(e), 0.0) for f in labels]
+        return [CheckResult(f, None, METHOD, None, Verdict.SKIPPED, str(e), 0.0)
+                for f in labels]
     if len(table) > MAX_TABLE_ROWS:
-        why = (f"the reachable-move table has {len(table):,} rows, over the optimisation's "
-               f"size budget of {MAX_TABLE_ROWS:,} (the DAG check covers every size)")
-        return [CheckResult(f, None, METHOD, None, "timeout", why, 0.0) for f in labels]
+        why = (f"the reachable-move table holds {len(table):,} rows, over the optimisation's "
+               f"size budget of {MAX_TABLE_ROWS:,} rows (the DAG check covers every size)")
+        return [CheckResult(f, None, METHOD, None, Verdict.SKIPPED, why, 0.0) for f in labels]
     model = race_model(ctx.track, table, m, "exact")
     out = []
     for label, which, ext in zip(labels, ("green", "blue"), (reps.green, reps.blue),
                                  strict=True):
         t0 = time.perf_counter()
         oracle_value = f"{ext.length} x{ext.ties}"
+        ctx.report(f"{which}: CP-SAT optimisation over {len(table):,} table rows (budget "
+                   f"{ctx.cpsat_budget:g} deterministic time units per solve)")
         r = extreme_length(model, which, budget=ctx.cpsat_budget)
         work = (f"{r.deterministic_time:.2f} deterministic time units, "
                 f"{r.band:,} trajectories in the band")
         if r.status != "optimal":
-            verdict = "disagree" if r.status == "infeasible" else "timeout"
+            verdict = Verdict.DISAGREE if r.status == "infeasible" else Verdict.TIMEOUT
             out.append(CheckResult(label, oracle_value, METHOD, None, verdict, r.reason,
                                    time.perf_counter() - t0, work=work))
             continue
@@ -69,6 +72,6 @@ def check_green_blue(ctx: CertifyContext) -> list[CheckResult]:
         elif r.ties != ext.ties:
             reason = f"tie counts differ: oracle {ext.ties}, CP-SAT {r.ties}"
         out.append(CheckResult(label, oracle_value, METHOD, f"{r.length} x{r.ties}",
-                               "agree" if agree else "disagree", reason,
+                               Verdict.AGREE if agree else Verdict.DISAGREE, reason,
                                time.perf_counter() - t0, work=work))
     return out

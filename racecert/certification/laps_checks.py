@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
-from racecert.certification.context import Arbitration, CertifyContext, CheckResult
+from racecert.certification.context import Arbitration, CertifyContext, CheckResult, Verdict
 from racecert.certification.evidence import independent_search
 from racecert.independent.laps import Continuations, FirstContinuable, first_continuable
 from racecert.independent.search import explore
@@ -112,7 +112,7 @@ def check_kind(ctx: CertifyContext) -> list[CheckResult]:
     oracle = _oracle_kind(ctx)
     ev = laps_evidence(ctx.track, ctx.max_states).exact
     if ev.status == "budget":
-        return [CheckResult("kind", oracle, METHOD, None, "timeout", ev.message,
+        return [CheckResult("kind", oracle, METHOD, None, Verdict.TIMEOUT, ev.message,
                             time.perf_counter() - t0, (), ev.work)]
     if ev.status == "arrived":
         why = (f"circuit: an arrival after {ev.depth} moves continues into a second lap "
@@ -121,7 +121,7 @@ def check_kind(ctx: CertifyContext) -> list[CheckResult]:
         why = ("stage: no arrival of the first lap, at any depth, can make a further "
                f"start-then-finish ({ev.message}; exact key, exhaustive)")
     return [CheckResult("kind", oracle, METHOD, ev.kind,
-                        "agree" if ev.kind == oracle else "disagree", why,
+                        Verdict.AGREE if ev.kind == oracle else Verdict.DISAGREE, why,
                         time.perf_counter() - t0, (), ev.work)]
 
 
@@ -129,28 +129,28 @@ def check_m_cont(ctx: CertifyContext) -> list[CheckResult]:
     """m_cont, its trajectory count, or the reason it does not exist."""
     t0 = time.perf_counter()
     if ctx.analysis is None:
-        return [CheckResult("m_cont", None, METHOD, None, "not-applicable",
+        return [CheckResult("m_cont", None, METHOD, None, Verdict.NOT_APPLICABLE,
                             "no oracle analysis given: no m_cont to compare", 0.0)]
     oracle = _oracle_m_cont(ctx)
     ev = laps_evidence(ctx.track, ctx.max_states).exact
     search = independent_search(ctx.track, ctx.max_states)
     if ev.status == "budget" or search.status == "budget":
         why = ev.message if ev.status == "budget" else search.message
-        return [CheckResult("m_cont", oracle[0], METHOD, None, "timeout", why,
+        return [CheckResult("m_cont", oracle[0], METHOD, None, Verdict.TIMEOUT, why,
                             time.perf_counter() - t0, (), ev.work)]
     mine = independent_m_cont(ev, search.m_star, ev.status == "arrived")
-    verdict = "agree" if mine == oracle else "disagree"
+    verdict = Verdict.AGREE if mine == oracle else Verdict.DISAGREE
     arte: tuple[tuple[str, str], ...] = (("oracle", show(oracle)), ("independent", show(mine)))
     why = (f"independent m* = {search.m_star}, first continuable arrival: "
            f"{ev.depth if ev.depth is not None else 'none'}; oracle {show(oracle)}, "
            f"independent {show(mine)}")
-    if mine[0] is not None and verdict == "agree":
+    if mine[0] is not None and verdict == Verdict.AGREE:
         cont = ctx.analysis.continuity.cont_bfs if ctx.analysis.continuity else None
         theirs = None if cont is None else cont.optimal_count
         arte += (("continuable trajectories of m_cont moves",
                   f"oracle {theirs}, independent {ev.count}"),)
         if theirs != ev.count:
-            verdict = "disagree"
+            verdict = Verdict.DISAGREE
             why += f"; trajectories of m_cont moves: oracle {theirs}, independent {ev.count}"
         else:
             why += f"; {_trajectories(ev.count)} of m_cont moves continue, in both"
@@ -176,11 +176,11 @@ def check_m_cont_editor(ctx: CertifyContext) -> list[CheckResult]:
     t0 = time.perf_counter()
     op = ctx.track.opening
     if op is None or op.moves == 0:
-        return [CheckResult(EDITOR_FIGURE, None, METHOD, None, "not-applicable",
+        return [CheckResult(EDITOR_FIGURE, None, METHOD, None, Verdict.NOT_APPLICABLE,
                             "no opening rule: the editor key is the exact key",
                             time.perf_counter() - t0)]
     if ctx.analysis is None:
-        return [CheckResult(EDITOR_FIGURE, None, METHOD, None, "not-applicable",
+        return [CheckResult(EDITOR_FIGURE, None, METHOD, None, Verdict.NOT_APPLICABLE,
                             "no oracle analysis given: no m_cont to compare", 0.0)]
     oracle = _oracle_editor_m_cont(ctx)
     ev = laps_evidence(ctx.track, ctx.max_states)
@@ -190,12 +190,12 @@ def check_m_cont_editor(ctx: CertifyContext) -> list[CheckResult]:
     if "budget" in (ev.exact.status, editor.status, search.status) or ev.editor_budget:
         why = next(r.message for r in (ev.exact, editor) if r.status == "budget") \
             if "budget" in (ev.exact.status, editor.status) else ev.editor_message
-        return [CheckResult(EDITOR_FIGURE, show(oracle), METHOD, None, "timeout", why,
+        return [CheckResult(EDITOR_FIGURE, show(oracle), METHOD, None, Verdict.TIMEOUT, why,
                             time.perf_counter() - t0, (), editor.work)]
     circuit = ev.exact.status == "arrived"
     mine = independent_m_cont(editor, ev.editor_m_star, circuit)
     exact_mine = independent_m_cont(ev.exact, search.m_star, circuit)
-    verdict = "agree" if mine == oracle else "disagree"
+    verdict = Verdict.AGREE if mine == oracle else Verdict.DISAGREE
     why = (f"editor key: independent m* = {ev.editor_m_star}, first continuable arrival: "
            f"{editor.depth if editor.depth is not None else 'none'}; oracle {show(oracle)}, "
            f"independent {show(mine)}; exact key: independent {show(exact_mine)}")

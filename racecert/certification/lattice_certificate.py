@@ -11,12 +11,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
-from racecert.certification.certificate import SCHEMA, FigureVerdict, Status, judge_figure
-from racecert.certification.context import CheckResult, StepFn
+from racecert.certification.certificate import (
+    FIGURE_VERDICTS,
+    SCHEMA,
+    UNCONFIRMED,
+    FigureVerdict,
+    Status,
+    headline,
+    judge_figure,
+    timing_json,
+)
+from racecert.certification.context import CheckResult, MethodKind, StepFn, Verdict
 from racecert.certification.lattice_checks import (
     LatticeLimits,
     check_geometry,
@@ -32,6 +41,10 @@ CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
     ("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*", check_m_star_cpsat),
     ("independent search: m*, exact counts, finals, green and blue", check_search),
 )
+KINDS = {check_geometry: MethodKind.SECOND_IMPLEMENTATION,
+         check_m_star_cpsat: MethodKind.SOLVER_MODEL,
+         check_search: MethodKind.SECOND_IMPLEMENTATION}
+"""The kind of method of each lattice check (a plugged-in check has none)."""
 
 
 def _length(a: LatticeAnalysis, which: str, part: str) -> Any:
@@ -82,7 +95,7 @@ class LatticeCertificate:
     @property
     def status(self) -> Status:
         verdicts = [f.verdict for f in self.figures]
-        if "disagree" in verdicts or any(r.verdict == "disagree" for r in self.results):
+        if "disagree" in verdicts or any(r.verdict == Verdict.DISAGREE for r in self.results):
             return "disagree"
         if all(v in ("agree", "not-applicable") for v in verdicts):
             return "certified"
@@ -90,7 +103,12 @@ class LatticeCertificate:
 
     @property
     def unconfirmed(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.figures if f.verdict in ("unchecked", "timeout"))
+        return tuple(f.name for f in self.figures if f.verdict in UNCONFIRMED)
+
+    @property
+    def headline(self) -> str:
+        """The one-line verdict (as the grid certificate's)."""
+        return headline(self.status, self.figures)
 
     @property
     def ok(self) -> bool:
@@ -106,15 +124,17 @@ class LatticeCertificate:
 
     def to_json(self) -> dict[str, Any]:
         t, figures = self.track, self.figures
-        n = {v: sum(f.verdict == v for f in figures)
-             for v in ("agree", "disagree", "timeout", "unchecked", "not-applicable")}
+        n = {v: sum(f.verdict == v for f in figures) for v in FIGURE_VERDICTS}
         lo, hi = t.bounds_in_file()
         b = self.analysis.bfs
         return {
             "schema": SCHEMA,
             "rules": "lattice",
             "status": self.status,
+            "headline": headline(self.status, figures),
             "unconfirmed": list(self.unconfirmed),
+            "second_implementation_only": {f.name: f.second_implementation_only
+                                           for f in figures if f.second_implementation_only},
             "figures": {f.name: f.to_json() for f in figures},
             "track": {"name": t.name, "path": t.path, "sha256": t.sha256, "width": t.width,
                       "height": t.height, "bounds": [list(lo), list(hi)],
@@ -124,15 +144,15 @@ class LatticeCertificate:
             "bfs": {"exact": {"reachable": b.reachable, "m_star": b.m_star,
                               "optimal_count": str(b.optimal_count),
                               "final_states": b.final_states,
-                              "states_explored": b.states_explored,
-                              "seconds": round(b.seconds, 4)}},
+                              "states_explored": b.states_explored}},
             "arbitration": [],
             "summary": {"figures_agree": n["agree"], "figures_disagree": n["disagree"],
-                        "figures_timeout": n["timeout"], "figures_unchecked": n["unchecked"],
+                        "figures_timeout": n["timeout"], "figures_skipped": n["skipped"],
+                        "figures_unchecked": n["unchecked"],
                         "figures_not_applicable": n["not-applicable"],
                         "checks": len(self.results), "ok": self.ok,
                         "certified": self.certified},
-            "seconds": round(self.seconds, 3),
+            "timing": timing_json(self.seconds, self.results, {"exact": b.seconds}),
         }
 
 
@@ -150,5 +170,7 @@ def certify_lattice(track: LatticeTrack, *, best_start: bool = False,
     for label, check in checks:
         if step:
             step(label)
-        results.extend(check(track, analysis, lim))
+        kind = KINDS.get(check)
+        results.extend(r if r.kind is not None or kind is None else replace(r, kind=kind)
+                       for r in check(track, analysis, lim))
     return LatticeCertificate(track, analysis, tuple(results), time.perf_counter() - t0)

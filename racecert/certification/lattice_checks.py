@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis
-from racecert.certification.context import CheckResult
+from racecert.certification.context import CheckResult, Verdict
 from racecert.independent.lattice_cpsat import build_table, solve, table_candidates
 from racecert.independent.lattice_geometry import LatticeGeometry
 from racecert.independent.lattice_search import SearchResult, count_trajectories
@@ -29,7 +29,8 @@ from racecert.model.rules import ACCELERATIONS, StateArrays
 from racecert.oracle.bfs import BfsResult
 
 MAX_TABLE_CANDIDATES = 2_000_000
-"""Above this many candidate moves the CP-SAT table is not built (not-applicable)."""
+"""Above this many candidate moves the CP-SAT table is not built: a size budget, the check
+says `skipped` with the count."""
 CPSAT = "CP-SAT time-indexed model (move table: independent lattice geometry)"
 SEARCH = "independent layered search (racecert.independent.lattice_search, exact ints)"
 GEOMETRY = "racecert.independent.lattice_geometry (parametric segments, discriminants)"
@@ -123,7 +124,7 @@ def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
     value = f"{9 * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ"
     return [CheckResult(
         "move_validity", "racecert.model.lattice_rules (vectorised expand)", GEOMETRY, value,
-        "disagree" if diff else "agree",
+        Verdict.DISAGREE if diff else Verdict.AGREE,
         f"all 9 accelerations from {scope}: validity, finishing and the net lap count; "
         f"{len(theirs):,} valid", time.perf_counter() - t0,
         tuple((f"difference {i + 1}", str(d)) for i, d in enumerate(diff)),
@@ -140,17 +141,18 @@ def check_m_star_cpsat(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimi
     b = a.bfs
     m = b.m_star
 
-    def result(verdict: str, value: object, reason: str, arte: tuple = ()) -> list[CheckResult]:
+    def result(verdict: Verdict, value: object, reason: str, arte: tuple = ()) -> list[CheckResult]:
         return [CheckResult("m_star", m, CPSAT, value, verdict, reason,  # type: ignore[arg-type]
                             time.perf_counter() - t0, arte)]
 
     if m is None:
-        return result("not-applicable", None, "the oracle finds no finish: the independent "
+        return result(Verdict.NOT_APPLICABLE, None, "the oracle finds no finish: the independent "
                       "search checks that")
     size = table_candidates(track, m)
     if size > MAX_TABLE_CANDIDATES:
-        return result("not-applicable", None, f"move table too large ({size:,} > "
-                      f"{MAX_TABLE_CANDIDATES:,} candidate moves)")
+        return result(Verdict.SKIPPED, None, f"the move table would hold {size:,} candidate "
+                      f"moves, over its size budget of {MAX_TABLE_CANDIDATES:,} candidate "
+                      "moves")
     table = build_table(track, m)
     starts = list(a.considered)
     arte: tuple = (("table rows", str(len(table.rows))), ("table scope", table.scope))
@@ -158,27 +160,27 @@ def check_m_star_cpsat(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimi
         below = solve(track, table, m - 1, starts, "within", budget=lim.cpsat_budget,
                       workers=lim.workers)
         if below.status == "unknown":
-            return result("timeout", None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
+            return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
                           f"deterministic time units at T = {m - 1} ({below.solver_status})",
                           arte)
         if below.status == "feasible":
             ok, why, _ = LatticeGeometry(track).replay(list(below.positions))
-            return result("disagree", f"<= {len(below.positions) - 1}",
+            return result(Verdict.DISAGREE, f"<= {len(below.positions) - 1}",
                           f"a finish within {m - 1} moves (replay: {why})",
                           arte + (("witness", str(below.positions)),))
     at = solve(track, table, m, starts, "exact", budget=lim.cpsat_budget, workers=lim.workers)
     if at.status == "unknown":
-        return result("timeout", None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
+        return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
                       f"deterministic time units at T = {m} ({at.solver_status})", arte)
     if at.status == "infeasible":
-        return result("disagree", f"> {m}", f"no finish within {m - 1} moves and none at {m}",
+        return result(Verdict.DISAGREE, f"> {m}", f"no finish within {m - 1} moves and none at {m}",
                       arte)
     ok, why, first = LatticeGeometry(track).replay(list(at.positions))
     witness = [track.to_file(p) for p in at.positions]
     arte += (("witness", str(witness)), ("witness replay (independent geometry)", why))
     if not ok or first != m:
-        return result("disagree", None, f"the CP-SAT witness does not replay: {why}", arte)
-    return result("agree", m, f"infeasible within {m - 1} moves, feasible at {m}; witness "
+        return result(Verdict.DISAGREE, None, f"the CP-SAT witness does not replay: {why}", arte)
+    return result(Verdict.AGREE, m, f"infeasible within {m - 1} moves, feasible at {m}; witness "
                   "replayed", arte)
 
 
@@ -202,10 +204,10 @@ def check_search(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
     def res(figure: str, ours: object, theirs: object, equal: bool, reason: str
             ) -> CheckResult:
         return CheckResult(figure, ours, SEARCH, theirs,  # type: ignore[arg-type]
-                           "agree" if equal else "disagree", reason, spent, work=work)
+                           Verdict.AGREE if equal else Verdict.DISAGREE, reason, spent, work=work)
 
     if not r.complete:
-        return [CheckResult(f, None, SEARCH, None, "timeout", r.reason, spent, work=work)
+        return [CheckResult(f, None, SEARCH, None, Verdict.TIMEOUT, r.reason, spent, work=work)
                 for f in ("reachable", "m_star", "optimal_count")]
     out = [res("reachable", b.reachable, r.reachable, b.reachable == r.reachable, r.reason)]
     if not r.reachable or not b.reachable:

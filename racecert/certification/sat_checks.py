@@ -34,10 +34,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from racecert.certification.context import CertifyContext, CheckResult
+from racecert.certification.context import CertifyContext, CheckResult, MethodKind, Verdict
+from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.drup import DrupResult, check_drup
 from racecert.independent.geometry import Geometry
-from racecert.independent.movetable import MoveTable, TableBudget, race_table
+from racecert.independent.movetable import MoveTable, race_table
 from racecert.independent.onehot import (
     OneHotCnf,
     OneHotSolve,
@@ -52,6 +53,7 @@ from racecert.independent.race_rules import (
     table_successors,
 )
 from racecert.independent.sat import (
+    DEFAULT_CONFLICT_BUDGET,
     RESTRICTION,
     SolverBudgetExceeded,
     build_reach_cnf,
@@ -64,13 +66,15 @@ from racecert.oracle.bfs import BfsResult
 
 SAT_MAX_CELLS = 2_000_000
 """Size budget of the reachability-cut CNF: untimed closure states x m* (an upper bound on
-its variables). Beyond it the check says `timeout` with the numbers: the pure-Python
+its variables). Beyond it the check says `skipped` with the numbers: the pure-Python
 encoder and checker need about 1.6 KB per variable (llanura: 6.4 M variables, 10.6 GB)."""
 ONEHOT_MAX_MSTAR = 60
-"""The one-hot lower bound runs on tracks with m* <= this (espiral, m* = 58: 22 s)."""
+"""The one-hot lower bound runs on tracks with m* <= this (espiral, m* = 58: 22 s); beyond
+it the check says `skipped`, with m*."""
 ONEHOT_MAX_PROOF_BYTES = 100_000_000
 """A larger one-hot proof is not checked (the check runs at about 0.5-1 s per MB); the
-result is then not-applicable, with the measured size."""
+result is then `skipped` (a size budget), with the measured size."""
+PROVED, MODEL = MethodKind.CHECKED_PROOF, MethodKind.SOLVER_MODEL
 LOWER_CUT = "m* lower bound, reachability-cut CNF"
 UPPER_CUT = "m* upper bound, reachability-cut CNF"
 LOWER_ONEHOT = "m* lower bound, one-hot CNF"
@@ -110,7 +114,7 @@ def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k
                    "lines": 0, "check": 0.0, "drup": None}
     if m_star <= 1:
         return CheckResult(LOWER_CUT, m_star, f"SAT ({solver}) + DRUP check", None,
-                           "not-applicable", "m* = 1: no shorter horizon to refute",
+                           Verdict.NOT_APPLICABLE, "m* = 1: no shorter horizon to refute",
                            time.perf_counter() - t0), stats
     cnf = build_reach_cnf(track, successors, s0, m_star - 1, k, closure)
     res = solve_reach(cnf, solver, proof_path)
@@ -121,18 +125,19 @@ def _lower_bound(track: Track, successors: Successors, s0: State, m_star: int, k
         why = (f"the CNF for T = {m_star - 1} is satisfiable: a trajectory of "
                f"{len(traj) - 1} moves arrives, shorter than m*")
         return CheckResult(LOWER_CUT, m_star, f"SAT ({solver})",
-                           f"arrives in {len(traj) - 1}", "disagree", why,
+                           f"arrives in {len(traj) - 1}", Verdict.DISAGREE, why,
                            time.perf_counter() - t0), stats
     drup = check_drup(cnf.clauses, list(res.proof_lines))
     stats.update(check=drup.seconds, drup=drup)
-    verdict = "agree" if drup.verified else "disagree"
+    verdict = Verdict.AGREE if drup.verified else Verdict.DISAGREE
     why = (f"T = {m_star - 1} UNSAT ({cnf.nvars} vars, {len(cnf.clauses)} clauses); "
            f"DRUP proof {res.proof_bytes} bytes, checker: {drup.reason}; {RESTRICTION}")
     value = f"> {m_star - 1}" if drup.verified else "unproven"
     return CheckResult(LOWER_CUT, m_star, f"SAT ({solver}) + DRUP check",
                        value, verdict, why, time.perf_counter() - t0,
                        (("proof", str(proof_path) if proof_path else "(not written)"),
-                        ("proof check", "verified" if drup.verified else "rejected"))), stats
+                        ("proof check", "verified" if drup.verified else "rejected")),
+                       timings=(("solve", res.seconds), ("proof check", drup.seconds))), stats
 
 
 def _upper_bound(track: Track, successors: Successors, s0: State, m_star: int, k: int,
@@ -144,7 +149,7 @@ def _upper_bound(track: Track, successors: Successors, s0: State, m_star: int, k
     method = f"SAT ({solver}) + geometry replay"
     if not res.satisfiable or res.trajectory is None:
         return CheckResult(UPPER_CUT, m_star, method, "unsatisfiable",
-                           "disagree", f"no trajectory arrives within {m_star} moves",
+                           Verdict.DISAGREE, f"no trajectory arrives within {m_star} moves",
                            time.perf_counter() - t0), res.seconds
     positions = [(s[0], s[1]) for s in res.trajectory]
     ok, why = Geometry(track).replay(positions)
@@ -153,7 +158,7 @@ def _upper_bound(track: Track, successors: Successors, s0: State, m_star: int, k
     reason = (f"model trajectory of {moves} moves replayed: {why}; positions "
               + " ".join(f"({x},{y})" for x, y in positions))
     return CheckResult(UPPER_CUT, m_star, method, moves,
-                       "agree" if agree else "disagree", reason,
+                       Verdict.AGREE if agree else Verdict.DISAGREE, reason,
                        time.perf_counter() - t0), res.seconds
 
 
@@ -170,10 +175,11 @@ def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None
     s0 = initial_state(track)
     closure = untimed_closure(successors, s0, k)
     if len(closure) * m_star > SAT_MAX_CELLS:
-        raise SolverBudgetExceeded(
-            f"the reachability-cut CNF would hold up to {len(closure):,} closure states x "
-            f"{m_star} steps, over its size budget of {SAT_MAX_CELLS:,} (pure-Python encoder "
-            "and proof checker)")
+        raise SizeBudgetExceeded(
+            "the reachability-cut CNF", len(closure) * m_star, SAT_MAX_CELLS,
+            "closure states x steps",
+            note=f"{len(closure):,} closure states x m* = {m_star}; pure-Python encoder "
+                 "and proof checker")
     proof_path = _proof_path(out_dir, f"{_slug(track.name)}-T{m_star - 1}.drup")
     lower, st = _lower_bound(track, successors, s0, m_star, k, closure, proof_path, solver)
     upper, sat_s = _upper_bound(track, successors, s0, m_star, k, closure, solver)
@@ -232,29 +238,31 @@ def judge_onehot_lower(cnf: OneHotCnf, res: OneHotSolve, m_star: int, track: Tra
         if res.positions is not None:
             ok, why = Geometry(track).replay(list(res.positions))
             where = f"; its trajectory of {len(res.positions) - 1} moves replays: {why}"
-        return CheckResult(LOWER_ONEHOT, m_star, method, f"arrives within {T}", "disagree",
+        return CheckResult(LOWER_ONEHOT, m_star, method, f"arrives within {T}",
+                           Verdict.DISAGREE,
                            f"{size} is satisfiable{where}",
                            time.perf_counter() - started), None
-    proof = (f"proof {len(res.proof_lines):,} lines, {res.proof_bytes:,} bytes, "
-             f"solve {res.seconds:.2f} s")
+    proof = f"proof {len(res.proof_lines):,} lines, {res.proof_bytes:,} bytes"
     arte = [("proof", res.proof_path or "(not written)"),
             ("proof lines", str(len(res.proof_lines))), ("proof bytes", str(res.proof_bytes)),
-            ("solve seconds", f"{res.seconds:.3f}"), ("domain", cnf.domain)]
+            ("domain", cnf.domain)]
     if res.proof_bytes > ONEHOT_MAX_PROOF_BYTES:
-        return CheckResult(LOWER_ONEHOT, m_star, method, None, "not-applicable",
-                           f"{size}; {proof}: larger than {ONEHOT_MAX_PROOF_BYTES:,} bytes, "
-                           "not checked", time.perf_counter() - started, tuple(arte)), None
+        return CheckResult(LOWER_ONEHOT, m_star, method, None, Verdict.SKIPPED,
+                           f"{size}; {proof}: over the proof checker's size budget of "
+                           f"{ONEHOT_MAX_PROOF_BYTES:,} bytes, not checked",
+                           time.perf_counter() - started, tuple(arte),
+                           timings=(("solve", res.seconds),)), None
     drup = check_drup(cnf.clauses, list(res.proof_lines))
     arte += [("proof check", "verified" if drup.verified else "rejected"),
-             ("lemmas checked", f"{drup.lemmas_checked} of {drup.lemmas}"),
-             ("check seconds", f"{drup.seconds:.3f}")]
-    why = f"{size} UNSAT; {proof}; checker ({drup.seconds:.2f} s): {drup.reason}"
+             ("lemmas checked", f"{drup.lemmas_checked} of {drup.lemmas}")]
+    why = f"{size} UNSAT; {proof}; checker: {drup.reason}"
     if drup.verified and drup.lemmas_checked == 0:
         why += " (no lemma needed: the formula is refuted by unit propagation alone)"
     return CheckResult(LOWER_ONEHOT, m_star, method,
                        f"> {T}" if drup.verified else "unproven",
-                       "agree" if drup.verified else "disagree", why,
-                       time.perf_counter() - started, tuple(arte)), drup
+                       Verdict.AGREE if drup.verified else Verdict.DISAGREE, why,
+                       time.perf_counter() - started, tuple(arte),
+                       timings=(("solve", res.seconds), ("proof check", drup.seconds))), drup
 
 
 def _onehot_upper(track: Track, rows: Sequence[tuple[int, ...]], m_star: int,
@@ -268,12 +276,12 @@ def _onehot_upper(track: Track, rows: Sequence[tuple[int, ...]], m_star: int,
         why = (f"the model does not decode: {res.decode_error}" if res.satisfiable else
                f"the one-hot CNF admits no trajectory within {m_star} moves")
         return CheckResult(UPPER_ONEHOT, m_star, method, "unsatisfiable" if not res.satisfiable
-                           else "undecodable", "disagree", why,
+                           else "undecodable", Verdict.DISAGREE, why,
                            time.perf_counter() - t0), res.seconds
     ok, why = Geometry(track).replay(list(res.positions))
     moves = len(res.positions) - 1
     return CheckResult(UPPER_ONEHOT, m_star, method, moves,
-                       "agree" if ok and moves == m_star else "disagree",
+                       Verdict.AGREE if ok and moves == m_star else Verdict.DISAGREE,
                        f"model trajectory of {moves} moves replayed: {why}; positions "
                        + " ".join(f"({x},{y})" for x, y in res.positions),
                        time.perf_counter() - t0), res.seconds
@@ -337,17 +345,28 @@ def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
     """The SAT checks of certify: reachability-cut lower bound (checked DRUP proof) and upper
     bound (replay), then the one-hot lower and upper bounds (`onehot_checks`).
 
-    Not applicable when the track is unreachable; `timeout` past the size budgets.
+    Not applicable when the track is unreachable; `skipped` past the size budgets (the
+    move table's closure, the CNF's closure states x steps), `timeout` past the conflict
+    budget. Lower bounds are `CHECKED_PROOF`s, upper bounds (replayed models) `SOLVER_MODEL`s.
     """
     if not bfs.reachable or bfs.m_star is None:
-        return [CheckResult("m*", "unreachable", "SAT", None, "not-applicable",
-                               "the BFS reports no arrival; nothing to bound", 0.0)]
+        return [CheckResult("m*", "unreachable", "SAT", None, Verdict.NOT_APPLICABLE,
+                            "the BFS reports no arrival; nothing to bound", 0.0, kind=PROVED)]
     try:
         cert = sat_certificate(track, bfs.m_star, out_dir)
         cut = [cert.lower, cert.upper]
-    except (SolverBudgetExceeded, TableBudget) as exc:
-        cut = [CheckResult(LOWER_CUT, bfs.m_star, "SAT", None, "timeout", str(exc), 0.0)]
-    return [*cut, *onehot_checks(track, bfs, out_dir)]
+    except SizeBudgetExceeded as exc:
+        cut = [CheckResult(LOWER_CUT, bfs.m_star, "SAT", None, Verdict.SKIPPED, str(exc), 0.0)]
+    except SolverBudgetExceeded as exc:
+        cut = [CheckResult(LOWER_CUT, bfs.m_star, "SAT", None, Verdict.TIMEOUT, str(exc), 0.0)]
+    return [_kinded(r) for r in (*cut, *onehot_checks(track, bfs, out_dir))]
+
+
+def _kinded(r: CheckResult) -> CheckResult:
+    """A lower bound (a refutation with a checked proof) or an upper bound (a replayed
+    model, no proof) with its method kind."""
+    return r if r.kind is not None else replace(
+        r, kind=MODEL if r.figure in (UPPER_CUT, UPPER_ONEHOT) else PROVED)
 
 
 def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
@@ -356,24 +375,30 @@ def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = Non
     m = bfs.m_star
     method = "SAT on the one-hot CNF + DRUP check"
     if not bfs.reachable or m is None:
-        return [CheckResult(LOWER_ONEHOT, None, method, None, "not-applicable",
+        return [CheckResult(LOWER_ONEHOT, None, method, None, Verdict.NOT_APPLICABLE,
                             "the BFS reports no arrival; nothing to bound", 0.0)]
     if m > ONEHOT_MAX_MSTAR:
-        return [CheckResult(LOWER_ONEHOT, m, method, None, "timeout",
-                            f"m* > {ONEHOT_MAX_MSTAR}: beyond the one-hot encoding's size "
-                            "budget", 0.0)]
+        return [CheckResult(LOWER_ONEHOT, m, method, None, Verdict.SKIPPED,
+                            f"m* = {m}, over the one-hot encoding's size budget of m* <= "
+                            f"{ONEHOT_MAX_MSTAR} (time steps)", 0.0)]
     if m < 2:
-        return [CheckResult(LOWER_ONEHOT, m, method, None, "not-applicable",
+        return [CheckResult(LOWER_ONEHOT, m, method, None, Verdict.NOT_APPLICABLE,
                             "m* = 1: no shorter horizon to refute", 0.0)]
     try:
         cert = onehot_certificate(track, m, out_dir)
-    except (SolverBudgetExceeded, TableBudget) as exc:
-        return [CheckResult(LOWER_ONEHOT, m, method, None, "timeout", str(exc), 0.0)]
+    except SizeBudgetExceeded as exc:
+        return [CheckResult(LOWER_ONEHOT, m, method, None, Verdict.SKIPPED, str(exc), 0.0)]
+    except SolverBudgetExceeded as exc:
+        return [CheckResult(LOWER_ONEHOT, m, method, None, Verdict.TIMEOUT, str(exc), 0.0)]
     return [cert.lower, cert.upper]
 
 
 def check_sat(ctx: CertifyContext) -> list[CheckResult]:
     """certify's entry point: the SAT checks of the exact key's m*."""
+    m = ctx.exact.m_star
+    ctx.report(f"SAT lower bounds at T = m*-1 = {m - 1 if m else '-'} (conflict budget "
+               f"{DEFAULT_CONFLICT_BUDGET:,} per solve) with DRUP proof checks, upper "
+               "bounds replayed")
     return sat_checks(ctx.track, ctx.exact, ctx.out_dir)
 
 

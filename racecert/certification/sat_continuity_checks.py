@@ -15,15 +15,20 @@ counts summed over the arrivals whose arrived state continues
 (`evidence.continuable_counts`), compared with the oracle's; the per-state verdicts are
 also compared with the oracle's (`racecert.oracle.continuity`, aligned with its DAG's
 arriving moves), so two errors cannot cancel in a sum.
+
+The kind of method (`confirmed_by`) is a checked proof when some final state of the
+variant is refuted with a checked DRUP proof, and a solver model when every one continues
+(replayed models only, no proof). Past the closure's or a CNF's size budget the check is
+`skipped`; past the conflict budget, `timeout`.
 """
 
 from __future__ import annotations
 
 import time
 
-from racecert.certification.context import CertifyContext, CheckResult
+from racecert.certification.context import CertifyContext, CheckResult, MethodKind, Verdict
 from racecert.certification.evidence import continuable_counts, independent_search
-from racecert.independent.sat import SolverBudgetExceeded
+from racecert.independent.sat import DEFAULT_CONFLICT_BUDGET, SolverBudgetExceeded
 from racecert.independent.sat_continuation import (
     ContinuationBudget,
     SourceVerdict,
@@ -62,20 +67,20 @@ def check_sat_continuity(ctx: CertifyContext) -> list[CheckResult]:
     a = ctx.analysis
     c = None if a is None else a.continuity
 
-    def every(verdict: str, reason: str, work: str = "") -> list[CheckResult]:
+    def every(verdict: Verdict, reason: str, work: str = "") -> list[CheckResult]:
         return [CheckResult(f, None, METHOD, None, verdict, reason, time.perf_counter() - t0,
-                            (), work) for f in FIGURES]
+                            (), work, kind=MethodKind.CHECKED_PROOF) for f in FIGURES]
 
     if a is None:
-        return every("not-applicable", "no oracle analysis given: no continuity to compare")
+        return every(Verdict.NOT_APPLICABLE, "no oracle analysis given: no continuity to compare")
     if not ctx.exact.reachable:
-        return every("not-applicable", "the finish is unreachable: no final state")
+        return every(Verdict.NOT_APPLICABLE, "the finish is unreachable: no final state")
     if c is None or not c.applicable:
-        return every("not-applicable", "a stage: continuity into another lap does not apply")
+        return every(Verdict.NOT_APPLICABLE, "a stage: continuity into another lap does not apply")
     res = independent_search(ctx.track, ctx.max_states)
     dag = res.dag
     if dag is None or res.m_star is None:
-        return every("timeout", f"the independent search gave no final states: {res.message}")
+        return every(Verdict.TIMEOUT, f"the independent search gave no final states: {res.message}")
     k = ctx.track.opening.moves if ctx.track.opening else 0
     phase = min(res.m_star, k)
     race_sources = sorted({(int(dag.arrive_x[i]), int(dag.arrive_y[i]), int(dag.arrive_vx[i]),
@@ -90,9 +95,14 @@ def check_sat_continuity(ctx: CertifyContext) -> list[CheckResult]:
     try:
         verdicts, work = decide_continuations(
             ctx.track, sources, phase, proof_dir=proof_dir,
-            proof_stem=f"{_slug(ctx.track.name)}-continuity")
-    except (ContinuationBudget, SolverBudgetExceeded) as exc:
-        return every("timeout", str(exc))
+            proof_stem=f"{_slug(ctx.track.name)}-continuity",
+            progress=lambda done, total: ctx.report(
+                f"final states by SAT (conflict budget {DEFAULT_CONFLICT_BUDGET:,} per solve), "
+                "DRUP proofs checked", done, total))
+    except ContinuationBudget as exc:  # a size budget: the closure or a CNF too large
+        return every(Verdict.SKIPPED, str(exc))
+    except SolverBudgetExceeded as exc:  # a work budget: conflicts
+        return every(Verdict.TIMEOUT, str(exc))
     by_source = {v.source: v for v in verdicts}
     out = []
     for figure, race, mine in ((FIGURES[0], True, race_sources),
@@ -132,9 +142,11 @@ def _judge(ctx: CertifyContext, figure: str, race: bool, verdicts: list[SourceVe
     arte += tuple((f"proof {i + 1}", p) for i, p in enumerate(proofs))
     arte += tuple((f"final state {v.source}", ("continues" if v.continuable else "stops")
                    + f": {v.evidence}") for v in verdicts[:12])
+    refuted = any(v.continuable is False for v in verdicts)
     return CheckResult(figure, _str(oracle_count), METHOD, _str(method_count),
-                       "disagree" if bad else "agree", reason if not bad else
-                       f"{reason}; {len(bad)} problems: {bad[0]}", seconds, arte, work)
+                       Verdict.DISAGREE if bad else Verdict.AGREE, reason if not bad else
+                       f"{reason}; {len(bad)} problems: {bad[0]}", seconds, arte, work,
+                       kind=MethodKind.CHECKED_PROOF if refuted else MethodKind.SOLVER_MODEL)
 
 
 def _str(v: int | None) -> str | None:

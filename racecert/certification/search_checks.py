@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from racecert.certification.context import CertifyContext, CheckResult
+from racecert.certification.context import CertifyContext, CheckResult, Verdict
 from racecert.certification.evidence import independent_search
 from racecert.certification.fast_geometry_check import crosscheck_fast_geometry
 from racecert.independent.countcheck import check_count_certificate
@@ -39,13 +39,13 @@ def check_move_validity(ctx: CertifyContext) -> list[CheckResult]:
     arte = tuple((f"disagreement {i + 1}", d) for i, d in enumerate(r.disagreements[:10]))
     if r.disagreements:
         return [CheckResult("move validity", "the model's rules", GEOMETRY_METHOD, value,
-                            "disagree", f"{len(r.disagreements)} moves differ ({scope})",
+                            Verdict.DISAGREE, f"{len(r.disagreements)} moves differ ({scope})",
                             time.perf_counter() - t0, arte, work)]
     if not r.complete:
         return [CheckResult("move validity", "the model's rules", GEOMETRY_METHOD, value,
-                            "timeout", f"state budget of {ctx.max_states:,} reached after "
+                            Verdict.TIMEOUT, f"state budget of {ctx.max_states:,} reached after "
                             f"{r.depth} layers", time.perf_counter() - t0, (), work)]
-    return [CheckResult("move validity", "the model's rules", GEOMETRY_METHOD, value, "agree",
+    return [CheckResult("move validity", "the model's rules", GEOMETRY_METHOD, value, Verdict.AGREE,
                         f"all 9 accelerations from {scope}: {r.valid_moves:,} valid, "
                         f"{r.arriving_moves:,} arriving", time.perf_counter() - t0, (), work)]
 
@@ -69,17 +69,17 @@ def check_search(ctx: CertifyContext) -> list[CheckResult]:
     oracle = (b.reachable, b.m_star, str(b.optimal_count) if b.reachable else None,
               b.final_states if b.reachable else None)
     if res.status in ("budget", "depth"):
-        return [CheckResult(f, v, SEARCH_METHOD, None, "timeout", res.message, seconds, (),
+        return [CheckResult(f, v, SEARCH_METHOD, None, Verdict.TIMEOUT, res.message, seconds, (),
                             work) for f, v in zip(labels, oracle, strict=True)]
     out = [CheckResult("reachable", b.reachable, SEARCH_METHOD, res.reachable,
-                       "agree" if res.reachable == b.reachable else "disagree", res.message,
-                       seconds, (), work)]
+                       Verdict.AGREE if res.reachable == b.reachable else Verdict.DISAGREE,
+                       res.message, seconds, (), work)]
     if not res.reachable or not b.reachable or res.dag is None:
         why = "the finish is unreachable: nothing to count"
-        return out + [CheckResult(f, v, SEARCH_METHOD, None, "not-applicable", why, 0.0)
+        return out + [CheckResult(f, v, SEARCH_METHOD, None, Verdict.NOT_APPLICABLE, why, 0.0)
                       for f, v in zip(labels[1:], oracle[1:], strict=True)]
     out.append(CheckResult("m_star", b.m_star, SEARCH_METHOD, res.m_star,
-                           "agree" if res.m_star == b.m_star else "disagree",
+                           Verdict.AGREE if res.m_star == b.m_star else Verdict.DISAGREE,
                            f"first arrival of the independent search at depth {res.m_star}",
                            seconds, (), work))
     t1 = time.perf_counter()
@@ -89,7 +89,7 @@ def check_search(ctx: CertifyContext) -> list[CheckResult]:
                  if cert.ok else f"count certificate FAILS: {cert.reason}")
     count_ok = cert.ok and res.optimal_count == b.optimal_count
     out.append(CheckResult("optimal_count", str(b.optimal_count), SEARCH_METHOD,
-                           str(res.optimal_count), "agree" if count_ok else "disagree",
+                           str(res.optimal_count), Verdict.AGREE if count_ok else Verdict.DISAGREE,
                            cert_note, seconds + time.perf_counter() - t1, (), cert_work))
     ours = dict(b.final_state_list())
     theirs = _finals(res)
@@ -99,6 +99,6 @@ def check_search(ctx: CertifyContext) -> list[CheckResult]:
            f"{len(set(ours) ^ set(theirs))} not shared, "
            f"{sum(ours[k] != theirs[k] for k in set(ours) & set(theirs))} counts differ")
     out.append(CheckResult("final_states", b.final_states, SEARCH_METHOD, len(theirs),
-                           "agree" if same and cert.ok else "disagree",
+                           Verdict.AGREE if same and cert.ok else Verdict.DISAGREE,
                            f"{why}; {cert_note}", seconds, (), cert_work))
     return out

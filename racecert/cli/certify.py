@@ -29,9 +29,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from racecert.certification.certificate import Certificate, certify
+from racecert.certification.certificate import Certificate, certify, step_count
+from racecert.certification.context import MethodKind
+from racecert.certification.lattice_certificate import CHECKS as LATTICE_CHECKS
 from racecert.certification.lattice_certificate import certify_lattice
 from racecert.certification.lattice_checks import LatticeLimits
 from racecert.certification.proof_files import (
@@ -50,7 +54,7 @@ from racecert.cli.output import (
     publish,
     staging_folder,
 )
-from racecert.cli.progress import progress
+from racecert.cli.progress import Heartbeat, PlainProgress, Progress, progress
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track
@@ -61,6 +65,12 @@ MAX_CPSAT_BUDGET = 1_000_000.0
 """Largest --cpsat-budget in deterministic time units; larger values are a typo."""
 MAX_COUNT_LIMIT = 100_000_000
 """Largest --count-limit: CP-SAT enumerates one solution at a time in Python callbacks."""
+HEARTBEAT = 10.0
+"""Seconds between two progress lines (or redraws) of the running step, even when the
+step itself reports nothing (a long solve): a log of a long certify never falls silent."""
+LEGEND = ("confirmed by: second = a second implementation, proof = a SAT model with a "
+          "checked DRUP proof, model = a solver model (CP-SAT, or SAT without proof), "
+          "enumeration = every solution enumerated")
 
 
 def register(c: argparse.ArgumentParser) -> None:
@@ -101,11 +111,12 @@ def human_report(c: Certificate) -> str:
         ("track", f"{t.name}  ({t.width}x{t.height}, sha256 {t.sha256[:12]})"),
         ("status", _headline(c)),
     ])
-    rows = [("figure", "value", "verdict", "checks")]
+    rows = [("figure", "value", "verdict", "checks", "confirmed by")]
     for f in c.figures:
         agreeing = sum(r.verdict == "agree" for r in f.checks)
-        rows.append((f.name, _short(f.value), f.verdict, f"{agreeing}/{len(f.checks)} agree"))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        rows.append((f.name, _short(f.value), f.verdict, f"{agreeing}/{len(f.checks)} agree",
+                     _kinds(f.confirmed_by)))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
     table = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))
                       .rstrip() for row in rows)
     notes = "\n".join(
@@ -115,39 +126,110 @@ def human_report(c: Certificate) -> str:
     arb = "\n".join(
         f"- {a.figure}: exact {a.exact}, editor {a.editor}, {a.method} {a.independent} -> "
         f"agrees with {', '.join(a.agrees_with) or 'neither key'}" for a in c.arbitrations)
-    parts = [head, "", table, "", "checks:", notes]
+    parts = [head, "", table, LEGEND, "", "checks:", notes]
     if arb:
         parts += ["", "editor vs exact key (docs/opening-limits.md):", arb]
     parts += ["", f"{_headline(c)} ({c.seconds:.1f} s)"]
     return "\n".join(parts)
 
 
+def _kinds(kinds: tuple[MethodKind, ...]) -> str:
+    return ", ".join(k.short for k in kinds) or "-"
+
+
 def _headline(c: Certificate) -> str:
-    if c.status == "disagree":
-        bad = [f.name for f in c.figures if f.verdict == "disagree"]
-        bad += [r.figure for r in c.other_checks if r.verdict == "disagree"]
-        return f"DISAGREEMENT on {', '.join(bad) or 'a check'}: see the table"
-    if c.status == "certified":
-        return "CERTIFIED: every figure confirmed by an independent check"
-    return f"PARTIAL: not confirmed: {', '.join(c.unconfirmed)} (nothing disagrees)"
+    """The certificate's own headline (`Certificate.headline`)."""
+    return c.headline
+
+
+def _duration(s: float) -> str:
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min"
+
+
+class CertifyDisplay:
+    """What `run_certify` shows: which step runs (`[i/n]` and its label), what it does
+    with its budget (the check's `work` reports, the oracle BFS's layers), the done/total
+    of its work with an estimate of the time left where the total is known, and the time
+    spent in the step. `beat` (the `Heartbeat`) refreshes it every `HEARTBEAT` seconds, so
+    a redirected stderr gets a line at least that often while a step runs.
+
+    The estimate is the step's elapsed time scaled by the work left: done units so far
+    took that long, the rest is assumed to take as long per unit.
+    """
+
+    def __init__(self, bar: Progress, steps: int, budget: StateBudget | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.bar, self.steps, self.budget, self.clock = bar, steps, budget, clock
+        self.index = 0
+        self.started = clock()
+        self.what = ""
+        self.done = 0
+        self.total: int | None = None
+
+    def step(self, name: str) -> None:
+        """A new step starts (the previous one is done)."""
+        if self.index:
+            self.bar.update(1)
+        self.index += 1
+        self.started = self.clock()
+        self.what, self.done, self.total = "", 0, None
+        self.bar.set_description(f"certify [{self.index}/{self.steps}] {name}")
+        self._show()
+
+    def work(self, what: str, done: int, total: int | None) -> None:
+        """A check's report (`CertifyContext.report`)."""
+        self.what, self.done, self.total = what, done, total
+        self._show()
+
+    def bfs(self, depth: int, frontier: int, states: int) -> None:
+        """The oracle BFS's per-layer report."""
+        cap = f" of at most {self.budget.limit:,} ({self.budget.label})" if self.budget else ""
+        self.what, self.done, self.total = (
+            f"BFS depth {depth}, {states:,} states{cap}, frontier {frontier:,}", 0, None)
+        self._show()
+
+    def postfix(self) -> str:
+        """The running step's work, estimate and elapsed time, as one phrase."""
+        spent = self.clock() - self.started
+        parts = [self.what] if self.what else []
+        if self.total:
+            left = ""
+            if self.done:
+                left = f", about {_duration(spent * (self.total - self.done) / self.done)} left"
+            parts.append(f"{self.done:,}/{self.total:,} done{left}")
+        parts.append(f"{_duration(spent)} in this step")
+        return "; ".join(parts)
+
+    def _show(self) -> None:
+        self.bar.set_postfix_str(self.postfix())  # tqdm redraws; a plain log:
+        if isinstance(self.bar, PlainProgress):
+            self.bar.refresh()  # a line if its interval allows
+
+    def beat(self) -> None:
+        """Refresh the postfix; a plain log gets the line now."""
+        self._show()
+        if isinstance(self.bar, PlainProgress):
+            self.bar.print_now()
 
 
 def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None,
-                budget: StateBudget | None = None) -> Certificate:
-    """`certify` with progress on stderr (only for runs longer than ~2 s; see progress.py),
-    the oracle's searches bounded by `budget`."""
-    bar = progress("certify", " step")
-
-    def step(name: str) -> None:
-        bar.set_description(f"certify: {name}")
-        bar.update(1)
-
+                budget: StateBudget | None = None, bar: Progress | None = None
+                ) -> Certificate:
+    """`certify` with progress on stderr (only for runs longer than ~2 s; see progress.py
+    and `CertifyDisplay`), the oracle's searches bounded by `budget`."""
+    lattice = is_lattice(track)
+    steps = 1 + len(LATTICE_CHECKS) if lattice else step_count()
+    bar = bar or progress("certify", " steps done", total=steps)
+    display = CertifyDisplay(bar, steps, budget)
     try:
-        if is_lattice(track):
-            return certify_lattice(track, best_start=args.best_start, step=step,  # type: ignore
-                                   limits=LatticeLimits(cpsat_budget=args.cpsat_budget))
-        return certify(track, step=step, cpsat_budget=args.cpsat_budget,
-                       count_limit=args.count_limit, out_dir=out_dir, budget=budget)
+        with Heartbeat(HEARTBEAT, display.beat):
+            if lattice:
+                return certify_lattice(track, best_start=args.best_start,  # type: ignore
+                                       step=display.step,
+                                       limits=LatticeLimits(cpsat_budget=args.cpsat_budget))
+            return certify(track, step=display.step, progress=display.bfs, work=display.work,
+                           cpsat_budget=args.cpsat_budget, count_limit=args.count_limit,
+                           out_dir=out_dir, budget=budget)
     finally:
         bar.close()
 

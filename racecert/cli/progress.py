@@ -6,12 +6,19 @@ redirected stderr (a log file, a CI job) those bytes only garble the log. So
 a `PlainProgress` that writes whole lines (ending in a newline, nothing else),
 at most one every `PLAIN_INTERVAL` seconds and only once the run has lasted
 `delay` seconds, so that short runs stay silent in both cases.
+
+A long step that makes no progress calls (one CP-SAT solve, one SAT solve) would leave a
+log silent for minutes; a `Heartbeat` calls a function every few seconds from a daemon
+thread until stopped, so a display can print (or redraw) the running step, its elapsed
+time and its estimate while the work itself reports nothing.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Any, Protocol, TextIO
 
@@ -40,13 +47,15 @@ class PlainProgress:
     """Progress as whole lines: ``desc (n/total unit; postfix)``; no ``\\r``, no escapes."""
 
     def __init__(self, desc: str, unit: str, total: int | None, stream: TextIO,
-                 delay: float | None = None, interval: float | None = None) -> None:
+                 delay: float | None = None, interval: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.desc, self.unit, self.total, self.stream = desc, unit, total, stream
         self.delay = DELAY if delay is None else delay
         self.interval = PLAIN_INTERVAL if interval is None else interval
+        self.clock = clock
         self.n = 0
         self.postfix = ""
-        self.started = time.monotonic()
+        self.started = clock()
         self.last: float | None = None
 
     def line(self) -> str:
@@ -55,11 +64,11 @@ class PlainProgress:
         return (f"{self.desc} ({count}{self.unit}"
                 + (f"; {self.postfix})" if self.postfix else ")"))
 
-    def _maybe_print(self) -> None:
-        now = time.monotonic()
+    def _maybe_print(self, force: bool = False) -> None:
+        now = self.clock()
         if now - self.started < self.delay:
             return
-        if self.last is not None and now - self.last < self.interval:
+        if not force and self.last is not None and now - self.last < self.interval:
             return
         self.last = now
         with suppress(OSError, ValueError):  # a closed or broken stderr must not stop the work
@@ -79,6 +88,15 @@ class PlainProgress:
 
     def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
         self.postfix = s
+
+    def refresh(self) -> None:
+        """Print the current line if the interval allows (as tqdm redraws on refresh)."""
+        self._maybe_print()
+
+    def print_now(self) -> None:
+        """Print the current line now (once the `delay` has passed), whatever the interval:
+        what a `Heartbeat` calls."""
+        self._maybe_print(force=True)
 
     def close(self) -> None:
         """Nothing to erase: every line printed is complete."""
@@ -108,3 +126,35 @@ def progress(desc: str, unit: str = "", total: int | None = None,
     if is_terminal(out):
         return tqdm(desc=desc, unit=unit, total=total, delay=DELAY, file=out, leave=False)
     return PlainProgress(desc, unit, total, out)
+
+
+class Heartbeat:
+    """Call `beat()` every `interval` seconds from a daemon thread until `stop()` (or the
+    end of a `with` block). A beat that raises is ignored: a display must never stop the
+    work it shows."""
+
+    def __init__(self, interval: float, beat: Callable[[], None]) -> None:
+        self.interval, self.beat = interval, beat
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="progress-heartbeat",
+                                        daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            with suppress(Exception):
+                self.beat()
+
+    def start(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1.0)
+
+    def __enter__(self) -> Heartbeat:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

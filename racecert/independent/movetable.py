@@ -38,6 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.fastgeom import touched_cells
 from racecert.independent.geometry import HALF, Geometry
 from racecert.independent.race_rules import ACCELS, COLUMNS, initial_state
@@ -194,8 +195,9 @@ def _moves_for(track: Track, surf: np.ndarray, endable: np.ndarray, px: np.ndarr
     return np.stack([np.asarray(c, dtype=np.int64)[keep] for c in cols], axis=1)
 
 
-class TableBudget(Exception):
-    """The reachable-move closure would exceed its state budget (the message names it)."""
+class TableBudget(SizeBudgetExceeded):
+    """The reachable-move closure would exceed its size budget in states (the message names
+    the budget and the states reached when it stopped)."""
 
 
 DEFAULT_CLOSURE_STATES = 500_000
@@ -270,8 +272,8 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
         fresh_states = [i for i, k in enumerate(keys) if k not in seen]
         seen.update(keys[i] for i in fresh_states)
         if len(seen) > max_states:
-            raise TableBudget(f"the reachable-move closure exceeds its budget of "
-                              f"{max_states:,} states")
+            raise TableBudget("the reachable-move closure", len(seen), max_states,
+                              "states", at_least=True)
         frontier = nxt[fresh_states]
     allrows = (np.unique(np.concatenate(out), axis=0) if out
                else np.zeros((0, len(COLUMNS)), dtype=np.int64))

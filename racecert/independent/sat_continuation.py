@@ -42,10 +42,11 @@ hidden.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.drup import DrupResult, check_drup
 from racecert.independent.geometry import Geometry, VState
 from racecert.independent.race_rules import (
@@ -73,8 +74,9 @@ DEFAULT_MAX_VARS = 5_000_000
 """Variables one continuation CNF may have."""
 
 
-class ContinuationBudget(Exception):
-    """The closure or a CNF would exceed its budget (the message names it)."""
+class ContinuationBudget(SizeBudgetExceeded):
+    """The closure or a CNF would exceed its size budget (the message names the budget
+    and the size reached)."""
 
 
 def geometry_successors(track: Track) -> Successors:
@@ -145,9 +147,8 @@ class ContinuationGraph:
                     seen.add(m)
                     stack.append(m)
                     if len(seen) > max_nodes:
-                        raise ContinuationBudget(
-                            f"the continuation closure exceeds its budget of {max_nodes:,} "
-                            "states")
+                        raise ContinuationBudget("the continuation closure", len(seen),
+                                                 max_nodes, "states", at_least=True)
             self.adjacency[node] = tuple(dict.fromkeys(out))
         self.distance = self._distances([(s, phase) for s in self.sources])
 
@@ -233,8 +234,8 @@ def build_continuation_cnf(graph: ContinuationGraph, horizon: int, source: State
         for s in layer:
             var_of[(t, s)] = len(var_of) + 1
         if len(var_of) > max_vars:
-            raise ContinuationBudget(f"the continuation CNF for H = {horizon} exceeds its "
-                                     f"budget of {max_vars:,} variables")
+            raise ContinuationBudget(f"the continuation CNF for H = {horizon}", len(var_of),
+                                     max_vars, "variables", at_least=True)
         layers.append(layer)
     preds: dict[int, list[int]] = {v: [] for v in var_of.values()}
     goal: list[int] = []
@@ -301,7 +302,8 @@ def decide_continuations(track: Track, sources: Sequence[State], phase: int, *,
                          successors: Successors | None = None, solver: str = "glucose4",
                          conflict_budget: int = DEFAULT_CONFLICT_BUDGET,
                          max_nodes: int = DEFAULT_MAX_NODES, max_vars: int = DEFAULT_MAX_VARS,
-                         proof_dir: str | Path | None = None, proof_stem: str = "continuation"
+                         proof_dir: str | Path | None = None, proof_stem: str = "continuation",
+                         progress: Callable[[int, int], None] | None = None
                          ) -> tuple[list[SourceVerdict], ContinuationWork]:
     """Decide every source (see the module docstring); verdicts in the order given.
 
@@ -314,6 +316,7 @@ def decide_continuations(track: Track, sources: Sequence[State], phase: int, *,
 
     Raises `ContinuationBudget` or `SolverBudgetExceeded` when a budget runs out.
     With `proof_dir`, each refuted CNF is written there in DIMACS beside its DRUP proof.
+    `progress(decided, total)` is called before each source is decided (for a display).
     """
     succ = successors or geometry_successors(track)
     limit = OpeningRule.of(track).moves
@@ -323,7 +326,9 @@ def decide_continuations(track: Track, sources: Sequence[State], phase: int, *,
     work = {"variables": 0, "clauses": 0, "solves": 0, "proofs": 0}
     decided: dict[State, SourceVerdict] = {}
     stopped = 0
-    for s in graph.sources:
+    for n, s in enumerate(graph.sources):
+        if progress is not None:
+            progress(n, len(graph.sources))
         reach, dist = graph.reach(s)
         if reach.first is not None:
             cnf = build_continuation_cnf(graph, reach.first, s, dist,

@@ -145,13 +145,9 @@ def analysis_payload(a: Analysis) -> dict[str, Any]:
 
 
 def headline(c: Certificate) -> str:
-    """The certificate's one-line verdict, naming what is not confirmed."""
-    if c.status == "disagree":
-        bad = [f.name for f in c.figures if f.verdict == "disagree"]
-        return f"DISAGREEMENT on {', '.join(bad) or 'a check'}"
-    if c.status == "certified":
-        return "CERTIFIED: every figure confirmed by an independent check"
-    return f"PARTIAL: not confirmed: {', '.join(c.unconfirmed)} (nothing disagrees)"
+    """The certificate's one-line verdict (`Certificate.headline`: what is not confirmed,
+    what rests on the second implementation alone), without the text report's pointer."""
+    return c.headline.removesuffix(": see the table")
 
 
 def certificate_payload(c: Certificate) -> dict[str, Any]:

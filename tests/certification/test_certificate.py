@@ -71,10 +71,12 @@ def test_wrong_count_disagrees() -> None:
 
 
 def test_count_too_large_is_a_named_limit() -> None:
-    """Over --count-limit the enumeration is not attempted: a budget (timeout), never
+    """Over --count-limit the enumeration is not attempted: a size budget (`skipped`, with
+    the count and the budget), never `timeout` (nothing ran out of time) and never
     not-applicable (the count exists; another method confirms it)."""
     r = checks_cpsat.check_count(_ctx(count_limit=2))[0]
-    assert r.verdict == "timeout" and "--count-limit" in r.reason
+    assert r.verdict == "skipped" and "--count-limit" in r.reason
+    assert "3 trajectories is over the enumeration's size budget of 2" in r.reason
 
 
 def test_wrong_move_table_entry_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from racecert.certification import sat_checks
 from racecert.certification.certificate import certify
+from racecert.certification.context import MethodKind
 from racecert.certification.sat_checks import (
     LOWER_CUT,
     LOWER_ONEHOT,
@@ -157,18 +158,32 @@ def test_a_wrong_table_entry_makes_the_onehot_lower_bound_disagree(tmp_path: Pat
     assert "replays: move" in cert.lower.reason  # the spurious trajectory does not replay
 
 
-def test_timeout_beyond_the_size_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Too large for the encoder is a named budget (timeout), never not-applicable."""
+def test_skipped_beyond_the_size_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Too large for the encoder is a named size budget: `skipped` (never `timeout`, nothing
+    ran out of time; never not-applicable), with the budget and the measured size."""
     track = load_track(TRACKS / "tiny_spiral_stage.toml")
     bfs = layered_bfs(track, "exact")
     assert bfs.m_star is not None
     monkeypatch.setattr(sat_checks, "ONEHOT_MAX_MSTAR", bfs.m_star - 1)
     [r] = sat_checks.onehot_checks(track, bfs)
-    assert r.verdict == "timeout" and r.figure == LOWER_ONEHOT and "budget" in r.reason
+    assert r.verdict == "skipped" and r.figure == LOWER_ONEHOT
+    assert f"m* = {bfs.m_star}, over the one-hot encoding's size budget of m* <= " \
+        f"{bfs.m_star - 1}" in r.reason
     monkeypatch.setattr(sat_checks, "SAT_MAX_CELLS", bfs.m_star)
     first, *rest = sat_checks.sat_checks(track, bfs)
-    assert first.verdict == "timeout" and "size budget" in first.reason
-    assert rest[0].verdict == "timeout"  # the one-hot checks still run (and hit their budget)
+    assert first.verdict == "skipped" and f"size budget of {bfs.m_star:,}" in first.reason
+    assert rest[0].verdict == "skipped"  # the one-hot checks still run (and hit their budget)
+    assert first.kind == rest[0].kind == MethodKind.CHECKED_PROOF
+
+
+def test_an_unchecked_proof_over_its_size_budget_is_skipped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-hot proof larger than the checker's size budget is not checked: `skipped`,
+    naming the proof's size, so the lower bound confirms nothing."""
+    track = load_track(TRACKS / "tiny_circuit_nocont.toml")
+    monkeypatch.setattr(sat_checks, "ONEHOT_MAX_PROOF_BYTES", 10)
+    cert = onehot_certificate(track, 17)
+    assert cert.lower.verdict == "skipped" and "size budget of 10 bytes" in cert.lower.reason
 
 
 def test_a_conflict_budget_ends_the_solve_with_timeout() -> None:

@@ -93,8 +93,9 @@ def test_tube_keeps_only_rows_on_the_way_to_a_finish_crossing() -> None:
 
 def test_a_closure_over_budget_is_remembered_and_every_check_says_timeout(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the closure budget, every table-based check says `timeout` naming it, and the
-    closure is not rebuilt by each of them."""
+    """Past the closure's size budget, every table-based check says `skipped` (never
+    `timeout`: nothing ran out of time) naming the budget and the size, and the closure is
+    not rebuilt by each of them."""
     from racecert.analysis.pipeline import analyze
     from racecert.certification import checks_cpsat, green_blue_checks, sat_checks
     from racecert.certification.context import CertifyContext
@@ -104,7 +105,7 @@ def test_a_closure_over_budget_is_remembered_and_every_check_says_timeout(
 
     def over(track, starts, what, **_):
         calls.append(what)
-        raise TableBudget("the reachable-move closure exceeds its budget of 1 states")
+        raise TableBudget("the reachable-move closure", 2, 1, "states", at_least=True)
 
     movetable.clear_closure_cache()
     monkeypatch.setattr(movetable, "reachable_move_table", over)
@@ -116,6 +117,7 @@ def test_a_closure_over_budget_is_remembered_and_every_check_says_timeout(
                    + green_blue_checks.check_green_blue(ctx) + sat_checks.check_sat(ctx))
     finally:
         movetable.clear_closure_cache()
-    assert {r.verdict for r in results} == {"timeout"}
-    assert all("budget of 1 states" in r.reason for r in results)
+    assert {r.verdict for r in results} == {"skipped"}
+    assert all("at least 2 states, over its size budget of 1 states" in r.reason
+               for r in results)
     assert calls == ["the car's initial state"]
