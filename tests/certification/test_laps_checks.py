@@ -241,6 +241,7 @@ def test_cli_out_publishes_every_continuity_proof(monkeypatch: pytest.MonkeyPatc
     """`certify -o`: each refuted continuity CNF and its proof land beside the certificate,
     the JSON names their final paths, and no staging folder is left behind."""
     import json
+    import re
 
     from racecert.certification import certificate
     from racecert.cli import main
@@ -251,9 +252,11 @@ def test_cli_out_publishes_every_continuity_proof(monkeypatch: pytest.MonkeyPatc
     capsys.readouterr()
     data = json.loads(out.read_text())
     checks = data["figures"]["continuable_count"]["checks"]
-    proofs = [v for k, v in checks[0]["artefacts"].items() if k.startswith("proof ")]
-    assert proofs and all(Path(p).parent == tmp_path and Path(p).exists()
-                          and Path(p).with_suffix(".cnf").exists() for p in proofs)
+    arts = checks[0]["artefacts"]
+    proofs = [v for k, v in arts.items() if re.fullmatch(r"proof( \d+)?", k)]
+    # names relative to the certificate's folder, each proof beside its formula
+    assert proofs and all((tmp_path / p).exists() and (tmp_path / p).with_suffix(".cnf")
+                          .exists() for p in proofs)
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == []
 
 

@@ -61,7 +61,8 @@ def public_tracks() -> list[tuple[str, LatticeTrack]]:
     return out
 
 
-CPSAT_NOTE = {"agree": "CP-SAT + search", "not-applicable": "search; CP-SAT table too large",
+CPSAT_NOTE = {"agree": "CP-SAT + search", "skipped": "search; CP-SAT table too large",
+              "not-applicable": "search; CP-SAT table too large",
               "timeout": "search; CP-SAT out of budget", "disagree": "CP-SAT DISAGREES"}
 
 
