@@ -37,6 +37,16 @@ _WORDS = 1 << (TILE_SHIFT - 6)  # 64-bit words per tile
 _NEED_BLOCKS, _NEED_ROWS, _NEED_TILES = 1, 2, 3
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _slot(bkeys, block):
+    """The slot of `block` in the block table, or the empty slot where it would go."""
+    mask = len(bkeys) - 1
+    h = block & mask
+    while bkeys[h] != -1 and bkeys[h] != block:
+        h = (h + 1) & mask
+    return h
+
+
 @njit(cache=True, nogil=True)
 def _add_new(keys, start, out, n_out, cells, bkeys, bvals, used, rows, tiles):
     """Mark `keys[start:]` visited, appending the ones not seen before to `out`.
@@ -44,28 +54,22 @@ def _add_new(keys, start, out, n_out, cells, bkeys, bvals, used, rows, tiles):
     Returns (the next key to do, entries in `out`, 0 when done or which table is full).
     `used` holds (blocks used, tiles used) and is updated in place.
     """
-    mask = len(bkeys) - 1
     for i in range(start, len(keys)):
         key = keys[i]
         block = key // cells
         cell = key - block * cells
-        h = block & mask
-        while True:
-            b = bkeys[h]
-            if b == block:
-                row = bvals[h]
-                break
-            if b == -1:
-                if 2 * (used[0] + 1) > len(bkeys):
-                    return i, n_out, _NEED_BLOCKS
-                if used[0] >= rows.shape[0]:
-                    return i, n_out, _NEED_ROWS
-                row = used[0]
-                bkeys[h] = block
-                bvals[h] = row
-                used[0] += 1
-                break
-            h = (h + 1) & mask
+        h = _slot(bkeys, block)
+        if bkeys[h] == block:
+            row = bvals[h]
+        else:
+            if 2 * (used[0] + 1) > len(bkeys):
+                return i, n_out, _NEED_BLOCKS
+            if used[0] >= rows.shape[0]:
+                return i, n_out, _NEED_ROWS
+            row = used[0]
+            bkeys[h] = block
+            bvals[h] = row
+            used[0] += 1
         t = cell >> TILE_SHIFT
         tile = rows[row, t]
         if tile < 0:
@@ -87,21 +91,12 @@ def _add_new(keys, start, out, n_out, cells, bkeys, bvals, used, rows, tiles):
 @njit(cache=True, nogil=True)
 def _contains(keys, cells, bkeys, bvals, rows, tiles, out):
     """out[i] = whether keys[i] is in the set (no insertion)."""
-    mask = len(bkeys) - 1
     for i in range(len(keys)):
         key = keys[i]
         block = key // cells
         cell = key - block * cells
-        h = block & mask
-        row = -1
-        while True:
-            b = bkeys[h]
-            if b == block:
-                row = bvals[h]
-                break
-            if b == -1:
-                break
-            h = (h + 1) & mask
+        h = _slot(bkeys, block)
+        row = bvals[h] if bkeys[h] == block else -1
         found = False
         if row >= 0:
             tile = rows[row, cell >> TILE_SHIFT]
