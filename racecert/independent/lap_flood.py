@@ -156,7 +156,7 @@ class _Flood:
         return cell % self.w, cell // self.w, level % 2, level // 2
 
     def steps(self, x: np.ndarray, y: np.ndarray, layer: np.ndarray, dx: int, dy: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+              ) -> tuple[np.ndarray, ...]:
         """One unit step (dx, dy) from drivable nodes: (valid, landed layer, new x, new y,
         crosses S legally, crosses F legally); valid excludes wrong-way crossings."""
         w, h = self.w, self.h
