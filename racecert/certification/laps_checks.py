@@ -7,14 +7,19 @@ arrival filter keeps only arrivals that can make a further start-then-finish (de
 the exact state graph, fastgeom moves). Its first depth with a kept arrival is the
 least number of moves of a continuable arrival:
 
-- `check_kind`: a kept arrival at any depth is the first lap of a two-lap trajectory
-  (circuit); with the exact key the search is exhaustive, so none means a stage. It is
-  compared with the oracle's kind (`racecert.oracle.laps`: topological precondition and
-  kinematic two-lap search).
+- `check_kind`: first the cheap argument of `racecert.independent.lap_flood`, a cell
+  flood from beyond the finish: when it reaches no legal finish crossing with the start
+  crossed since, no arrival can be followed by another and the track is a stage (the
+  method named in the result is the flood's). Only when it does not decide: a kept
+  arrival at any depth is the first lap of a two-lap trajectory (circuit); with the exact
+  key the search is exhaustive, so none means a stage. Either is compared with the
+  oracle's kind (`racecert.oracle.laps`: topological precondition and kinematic two-lap
+  search).
 - `check_m_cont`: that depth is m_cont when it exceeds m* (no optimal arrival
   continues), the count of trajectories of that length beside it; compared with the
   oracle's m_cont and its continuable DAG's count, and where m_cont does not exist, with
-  the oracle's reason (a stage, or an optimal arrival continues).
+  the oracle's reason (a stage, or an optimal arrival continues). Where the flood proves
+  a stage, the reason is "stage" (or "unreachable") without the search.
 - `check_m_cont_editor` (tracks with an opening rule, where the editor key differs): the
   same search in the editor key against the oracle's editor-mode continuity, null reason
   included (`editor-key-finds-none`, docs/continuity.md worked example 5). Editor m_cont
@@ -31,12 +36,17 @@ from functools import lru_cache
 
 from racecert.certification.context import Arbitration, CertifyContext, CheckResult, Verdict
 from racecert.certification.evidence import independent_search
+from racecert.independent.lap_flood import FloodVerdict, finish_flood
 from racecert.independent.laps import Continuations, FirstContinuable, first_continuable
 from racecert.independent.search import explore
 from racecert.model.track import Track
 
 METHOD = ("racecert.independent.laps (layered search, fastgeom moves, arrivals kept only "
           "when a further start-then-finish is reachable from the arrived state)")
+FLOOD_METHOD = ("racecert.independent.lap_flood (cell flood from beyond the finish: unit "
+                "steps in 8 directions with the ramp rule and the start-crossed bit, no line "
+                "crossed against its direction; proves a stage when no further arrival is "
+                "reachable)")
 EDITOR_FIGURE = "m_cont (editor key)"
 
 MCont = tuple[int | None, str | None]
@@ -67,6 +77,12 @@ def laps_evidence(track: Track, max_states: int) -> LapsEvidence:
     editor = first_continuable(track, "editor", max_states=max_states, continuations=decider)
     plain = explore(track, "editor", max_states=max_states)
     return LapsEvidence(exact, editor, plain.m_star, plain.message, plain.status == "budget")
+
+
+@lru_cache(maxsize=2)
+def flood_evidence(track: Track) -> FloodVerdict:
+    """The cell flood from beyond the finish (cheap: linear in the cells it reaches)."""
+    return finish_flood(track)
 
 
 def independent_m_cont(first: FirstContinuable, m_star: int | None, circuit: bool) -> MCont:
@@ -107,19 +123,30 @@ def _oracle_kind(ctx: CertifyContext) -> str:
 
 
 def check_kind(ctx: CertifyContext) -> list[CheckResult]:
-    """Stage or circuit: is some arrival of the first lap continuable?"""
+    """Stage or circuit: is some arrival of the first lap continuable?
+
+    The flood decides first where it can (a stage, cheaply); the exhaustive search
+    decides every other track, and its reason says why the flood did not.
+    """
     t0 = time.perf_counter()
     oracle = _oracle_kind(ctx)
+    flood = flood_evidence(ctx.track)
+    if flood.stage:
+        return [CheckResult("kind", oracle, FLOOD_METHOD, "stage",
+                            "agree" if oracle == "stage" else "disagree",
+                            f"stage: {flood.reason}", time.perf_counter() - t0, (),
+                            flood.work)]
     ev = laps_evidence(ctx.track, ctx.max_states).exact
     if ev.status == "budget":
-        return [CheckResult("kind", oracle, METHOD, None, Verdict.TIMEOUT, ev.message,
-                            time.perf_counter() - t0, (), ev.work)]
+        return [CheckResult("kind", oracle, METHOD, None, Verdict.TIMEOUT,
+                            f"{ev.message} ({flood.reason})", time.perf_counter() - t0, (),
+                            ev.work)]
     if ev.status == "arrived":
         why = (f"circuit: an arrival after {ev.depth} moves continues into a second lap "
                f"({_trajectories(ev.count)} of {ev.depth} moves)")
     else:
         why = ("stage: no arrival of the first lap, at any depth, can make a further "
-               f"start-then-finish ({ev.message}; exact key, exhaustive)")
+               f"start-then-finish ({ev.message}; exact key, exhaustive; {flood.reason})")
     return [CheckResult("kind", oracle, METHOD, ev.kind,
                         Verdict.AGREE if ev.kind == oracle else Verdict.DISAGREE, why,
                         time.perf_counter() - t0, (), ev.work)]
@@ -132,8 +159,18 @@ def check_m_cont(ctx: CertifyContext) -> list[CheckResult]:
         return [CheckResult("m_cont", None, METHOD, None, Verdict.NOT_APPLICABLE,
                             "no oracle analysis given: no m_cont to compare", 0.0)]
     oracle = _oracle_m_cont(ctx)
-    ev = laps_evidence(ctx.track, ctx.max_states).exact
     search = independent_search(ctx.track, ctx.max_states)
+    flood = flood_evidence(ctx.track)
+    if flood.stage and search.status != "budget":
+        mine: MCont = (None, "unreachable" if search.m_star is None else "stage")
+        return [CheckResult("m_cont", oracle[0], FLOOD_METHOD, None,
+                            "agree" if mine == oracle else "disagree",
+                            f"independent m* = {search.m_star}; the flood proves a stage, so "
+                            f"no arrival continues: oracle {show(oracle)}, independent "
+                            f"{show(mine)} ({flood.reason})", time.perf_counter() - t0,
+                            (("oracle", show(oracle)), ("independent", show(mine))),
+                            flood.work)]
+    ev = laps_evidence(ctx.track, ctx.max_states).exact
     if ev.status == "budget" or search.status == "budget":
         why = ev.message if ev.status == "budget" else search.message
         return [CheckResult("m_cont", oracle[0], METHOD, None, Verdict.TIMEOUT, why,

@@ -18,5 +18,8 @@ topology or radicals): `make lint` enforces it with import-linter, and
   lengths as coefficient vectors judged by sympy, green/blue with ties over the
   independent DAG, a second least-length (yellow) search, red coverage and the design
   score recomputed from certified inputs, and their comparisons with the oracle's values;
+- `laps`, `lap_flood`: the kind and m_cont by the layered search with a continuation
+  decider, and a cheap cell flood from beyond the finish that proves a stage where
+  nothing leads back to a legal start-then-finish;
 - `interrupt`: Ctrl-C during a CP-SAT or python-sat solve becomes KeyboardInterrupt.
 """

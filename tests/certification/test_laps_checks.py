@@ -155,7 +155,8 @@ def test_a_dropped_move_in_the_continuation_decider_disagrees(
     laps_checks.laps_evidence.cache_clear()
     monkeypatch.setattr(laps, "FastGeometry", _NoCorner)
     try:
-        kind, m_cont = check_kind(ctx)[0], check_m_cont(ctx)[0]
+        kind = check_kind(ctx)[0]
+        m_cont = check_m_cont(dataclasses.replace(ctx, max_states=20_000_000))[0]
     finally:
         laps_checks.laps_evidence.cache_clear()
     assert (kind.verdict, kind.method_value) == ("disagree", "stage")
@@ -273,3 +274,58 @@ def test_the_headline_names_a_disagreeing_editor_check(monkeypatch: pytest.Monke
     text = human_report(c)
     assert f"DISAGREEMENT on {EDITOR_FIGURE}" in text
     assert "m_cont: exact 5, editor 5" in text  # the arbitration line
+
+
+def _open_ctx(max_states: int) -> CertifyContext:
+    from benchmarks.generate import open_area
+    from racecert.model.parse import parse_track
+
+    track = parse_track(open_area(60, 30, 50).encode(), "open 60")
+    c = certify(track, [])
+    return CertifyContext(track, c.exact, c.editor, analysis=c.analysis, max_states=max_states)
+
+
+def test_an_open_stage_is_decided_by_the_flood(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #19: the open-area benchmark's shape (60x60 here) is a stage by the cell flood
+    from beyond the finish; the kind and m_cont checks say so without the exhaustive
+    search, which at a budget of 1,000 states could not decide (shown by switching the
+    flood off). m_cont needs the independent m* beside the flood (reachable or not), so
+    it runs with the default budget."""
+    laps_checks.laps_evidence.cache_clear()
+    laps_checks.flood_evidence.cache_clear()
+    ctx = _open_ctx(1_000)
+    try:
+        kind = check_kind(ctx)[0]
+        m_cont = check_m_cont(dataclasses.replace(ctx, max_states=20_000_000))[0]
+        assert (kind.verdict, kind.bfs_value, kind.method_value) == ("agree", "stage", "stage")
+        assert kind.method == laps_checks.FLOOD_METHOD
+        assert "464 nodes reached, none past a legal start crossing" in kind.reason
+        assert kind.work == "464 flood nodes"
+        assert (m_cont.verdict, m_cont.bfs_value, m_cont.method_value) == ("agree", None, None)
+        assert m_cont.method == laps_checks.FLOOD_METHOD and "none (stage)" in m_cont.reason
+        undecided = dataclasses.replace(laps_checks.finish_flood(ctx.track), stage=False,
+                                        witness=(0, 0, 0))
+        monkeypatch.setattr(laps_checks, "finish_flood", lambda track: undecided)
+        laps_checks.flood_evidence.cache_clear()
+        r = check_kind(ctx)[0]
+        assert (r.verdict, r.method) == ("timeout", laps_checks.METHOD)
+        assert "budget of 1,000" in r.reason and "the flood does not decide" in r.reason
+    finally:
+        laps_checks.laps_evidence.cache_clear()
+        laps_checks.flood_evidence.cache_clear()
+
+
+def test_a_stage_by_the_flood_against_a_wrong_oracle_disagrees() -> None:
+    ctx = _ctx("tiny_spiral_stage.toml")
+    a = ctx.analysis
+    assert a is not None
+    assert check_kind(ctx)[0].method == laps_checks.FLOOD_METHOD
+    wrong = dataclasses.replace(ctx, analysis=dataclasses.replace(
+        a, aptitude=dataclasses.replace(a.aptitude, kind="circuit")))
+    r = check_kind(wrong)[0]
+    assert (r.verdict, r.bfs_value, r.method_value) == ("disagree", "circuit", "stage")
+
+
+def test_circuits_are_still_decided_by_the_search() -> None:
+    r = check_kind(_ctx("tiny_circuit_nocont.toml"))[0]
+    assert r.method == laps_checks.METHOD and r.method_value == "circuit"
