@@ -25,25 +25,51 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from racecert.analysis.pipeline import Analysis
+from racecert.analysis.pipeline import Analysis, StepFn
 from racecert.analysis.pipeline import analyze as _analyze
+from racecert.model.budget import StateBudget
 from racecert.model.parse import load_track as _load_file
 from racecert.model.parse import parse_track
 from racecert.model.rules import RuleProfile
 from racecert.model.track import Track
 from racecert.model.validate import validate_track
-from racecert.oracle.bfs import Mode
+from racecert.oracle.bfs import Mode, ProgressFn
+from racecert.oracle.dijkstra import ProgressFn as YellowProgressFn
 
 if TYPE_CHECKING:  # certification loads the solvers (OR-Tools, PySAT, sympy): only in certify
     from racecert.certification.certificate import Certificate
+    from racecert.certification.context import WorkFn
 
 TrackLike = Track | str | bytes | os.PathLike[str]
 
 
 def load_track(source: TrackLike) -> Track:
-    """A validated `Track` from a path, TOML text/bytes, or a `Track` built in code.
+    """Read and validate a track, exactly as `racecert validate` does.
 
-    A `str` holding a newline or an `=` is TOML text; any other `str` is a path.
+    Parameters
+    ----------
+    source : Track, str, bytes or os.PathLike
+        A path to a track file, the TOML text itself (a `str` holding a newline or an
+        ``=``; any other `str` is a path), its bytes, or a `Track` built in code.
+
+    Returns
+    -------
+    Track
+        The validated track (frozen), named by the SHA-256 of the file's bytes.
+
+    Raises
+    ------
+    TrackError
+        Any problem with the file or the track, as the one line `racecert validate`
+        prints (docs/track-format.md lists them).
+    TypeError
+        `source` is none of the above.
+
+    Examples
+    --------
+    >>> import racecert
+    >>> racecert.load_track("tracks/tiny_straight.toml").name
+    'Tiny straight'
     """
     if isinstance(source, Track):
         return validate_track(source)
@@ -59,16 +85,117 @@ def load_track(source: TrackLike) -> Track:
 
 
 def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None = None,
-            **options: Any) -> Analysis:
-    """Every figure of `racecert analyze` as a typed `Analysis` (`to_json()` for the JSON)."""
-    return _analyze(load_track(track), mode, rules=rules, **options)
+            budget: StateBudget | None = None, progress: ProgressFn | None = None,
+            yellow_progress: YellowProgressFn | None = None,
+            step: StepFn | None = None) -> Analysis:
+    """Every figure of `racecert analyze`, as a typed `Analysis`.
+
+    Parameters
+    ----------
+    track : Track, str, bytes or os.PathLike
+        The track, or what `load_track` reads.
+    mode : {"exact", "editor"}
+        The state key of the searches (docs/rules.md); default "exact".
+    rules : RuleProfile, optional
+        The rule profile every solver uses; default the track's grid rules.
+    budget : StateBudget, optional
+        A bound on the states of every search (`--max-states`); below it every figure
+        is the same as without it.
+    progress : callable, optional
+        ``progress(depth, frontier, states)`` after each BFS layer.
+    yellow_progress : callable, optional
+        ``yellow_progress(rounds, settled)`` during the least-length search.
+    step : callable, optional
+        ``step(name)`` as each pipeline step starts.
+
+    Returns
+    -------
+    Analysis
+        The figures (``bfs.m_star``, ``bfs.optimal_count``, ``kind``, ...);
+        ``to_json()`` gives the JSON of `racecert analyze --json`, and a notebook
+        draws it (``_repr_svg_``).
+
+    Raises
+    ------
+    TrackError
+        The track does not load or validate.
+    StateLimitReached
+        A search went past `budget`.
+
+    Examples
+    --------
+    >>> import racecert
+    >>> racecert.analyze("tracks/tiny_straight.toml").bfs.m_star
+    3
+    """
+    return _analyze(load_track(track), mode, progress=progress, step=step, rules=rules,
+                    budget=budget, yellow_progress=yellow_progress)
 
 
-def certify(track: TrackLike, **limits: Any) -> Certificate:
+def certify(track: TrackLike, *, cpsat_budget: float | None = None,
+            count_limit: int | None = None, max_states: int | None = None,
+            geometry_max_states: int | None = None,
+            continuity_max_states: int | None = None, workers: int | None = None,
+            out_dir: str | os.PathLike[str] | None = None,
+            budget: StateBudget | None = None, step: StepFn | None = None,
+            progress: ProgressFn | None = None, work: WorkFn | None = None) -> Certificate:
     """The certificate of `racecert certify`: every figure cross-examined independently.
 
-    The certification (and its solvers) is imported here, on the first call, so that
-    loading and analysing a track never pays for it."""
+    The certification (and its solvers) is imported on the first call, so that loading
+    and analysing a track never pays for it. A limit left at None keeps the default of
+    `racecert certify` (`racecert.certification.context.CertifyContext`, its one home).
+
+    Parameters
+    ----------
+    track : Track, str, bytes or os.PathLike
+        The track, or what `load_track` reads.
+    cpsat_budget : float, optional
+        CP-SAT deterministic time per solve (`--cpsat-budget`; never wall seconds).
+    count_limit : int, optional
+        The most optimal trajectories the independent count enumerates (`--count-limit`).
+    max_states : int, optional
+        The state budget of the independent searches.
+    geometry_max_states : int, optional
+        The state budget of the geometric checks.
+    continuity_max_states : int, optional
+        How many optimal final states the continuity check examines; None: every one.
+    workers : int, optional
+        CP-SAT workers; the default 1 keeps every verdict reproducible.
+    out_dir : path, optional
+        Where proof files are written (DRUP proofs; `certify --verify` re-checks them).
+    budget : StateBudget, optional
+        A bound on every search of the oracle (`--max-states`).
+    step, progress, work : callable, optional
+        Progress reports: ``step(name)`` before each step, ``progress(depth, frontier,
+        states)`` per BFS layer, ``work(what, done, total)`` inside a check.
+
+    Returns
+    -------
+    Certificate
+        Its ``status`` ("certified", "partial" or "disagree") and one entry per figure
+        with the verdict of each independent check; ``to_json()`` gives the file of
+        `racecert certify -o`.
+
+    Raises
+    ------
+    TrackError
+        The track does not load or validate.
+    StateLimitReached
+        A search of the oracle went past `budget`.
+
+    Examples
+    --------
+    >>> import racecert
+    >>> racecert.certify("tracks/tiny_straight.toml", count_limit=100).status
+    'certified'
+    """
     from racecert.certification.certificate import certify as _certify
 
-    return _certify(load_track(track), **limits)
+    given: dict[str, Any] = {
+        "cpsat_budget": cpsat_budget, "count_limit": count_limit, "max_states": max_states,
+        "geometry_max_states": geometry_max_states,
+        "continuity_max_states": continuity_max_states, "workers": workers,
+        "out_dir": None if out_dir is None else Path(out_dir)}
+    limits = {k: v for k, v in given.items() if v is not None}
+    return _certify(load_track(track), step=step, progress=progress, work=work,
+                    budget=budget, **limits)

@@ -54,6 +54,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                            "al.'s RaceTrack) to a track file"),
 }
 
+# Other spellings a subcommand answers to -> its name in `SUBCOMMANDS`.
+ALIASES: dict[str, str] = {"analyse": "analyze"}
+
 
 def racecert_version() -> str:
     """The installed distribution's version ("unknown" when run from a bare source tree)."""
@@ -93,7 +96,8 @@ def build_parser(only: str | None = None) -> Parser:
     p.add_argument("--version", action=VersionAction)
     sub = p.add_subparsers(dest="command", required=True)
     for name, (module, help_line) in SUBCOMMANDS.items():
-        parser = sub.add_parser(name, help=help_line)
+        aliases = [alias for alias, target in ALIASES.items() if target == name]
+        parser = sub.add_parser(name, help=help_line, aliases=aliases)
         if only is None or name == only:
             import_module(f"racecert.cli.{module}").register(parser)
     return p
@@ -101,15 +105,32 @@ def build_parser(only: str | None = None) -> Parser:
 
 def chosen_command(argv: Sequence[str]) -> str:
     """The subcommand that `argv` names: its first word not starting with ``-`` (the
-    top-level options, --help and --version, take no value), or "" when there is none."""
-    return next((a for a in argv if not a.startswith("-")), "")
+    top-level options, --help and --version, take no value), or "" when there is none.
+    An alias (`ALIASES`) gives the subcommand it stands for."""
+    word = next((a for a in argv if not a.startswith("-")), "")
+    return ALIASES.get(word, word)
+
+
+def did_you_mean(word: str) -> str:
+    """For a word that names no subcommand, the hint "did you mean 'NAME'?" with the
+    closest names (difflib), or "" when it names one or none is close."""
+    from difflib import get_close_matches
+
+    names = [*SUBCOMMANDS, *ALIASES]
+    if not word or word in names:
+        return ""
+    close = dict.fromkeys(ALIASES.get(c, c) for c in get_close_matches(word, names, cutoff=0.6))
+    return "did you mean " + " or ".join(f"'{c}'" for c in list(close)[:2]) + "?" if close else ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `racecert` command."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser(only=chosen_command(argv)).parse_args(argv)
+        command = chosen_command(argv)
+        parser = build_parser(only=command)
+        parser.hint = did_you_mean(command)
+        args = parser.parse_args(argv)
         return int(args.func(args))
     except (TrackError, OutputError) as exc:
         return print_error(exc)

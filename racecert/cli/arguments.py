@@ -19,11 +19,18 @@ EXIT_BAD_INPUT = 2
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line (no usage block), exit status 2."""
+    """An ArgumentParser whose errors are one line (no usage block), exit status 2.
+
+    `hint`, when set (e.g. "did you mean 'analyze'?" for a mistyped subcommand), is
+    added to that line."""
+
+    hint = ""
 
     def error(self, message: str) -> NoReturn:
         line = " ".join(message.split())
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {line} (see {self.prog} --help)\n")
+        hint = f"; {self.hint}" if self.hint else ""
+        self.exit(EXIT_BAD_INPUT,
+                  f"{self.prog}: error: {line}{hint} (see {self.prog} --help)\n")
 
 
 def seconds(low_exclusive: float, high: float, unit: str = "seconds"

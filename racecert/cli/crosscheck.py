@@ -44,8 +44,8 @@ def format_comparisons(rows: list[Comparison]) -> str:
     head = ("figure", "theirs", "racecert", "verdict", "note")
     cells = [head] + [(r.figure, _cut(r.theirs), _cut(r.ours), r.verdict, r.note) for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(4)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row[:4], widths, strict=True))
-                     + ("  " + row[4] if row[4] else "") for row in cells).rstrip()
+    return "\n".join(("  ".join(c.ljust(w) for c, w in zip(row[:4], widths, strict=True))
+                      + "  " + row[4]).rstrip() for row in cells)
 
 
 def _cut(s: str, width: int = 40) -> str:

@@ -4,12 +4,13 @@ The XML tracks of Bekos et al.'s RaceTrack game become lattice track files
 (`racecert.model.bekos_import`). The written file is parsed back and validated before
 it is written (atomically); a bad XML file, a refused DTD or entity, or a track that
 fails validation is one line on stderr and exit status 2. Without -o the TOML text
-goes to stdout.
+goes to stdout; with -o one line on stderr says what was written.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from racecert.cli.output import check_output_file, write_text_atomic
 from racecert.model.bekos_import import read_bekos, to_toml
@@ -41,4 +42,5 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(text, end="")
     else:
         write_text_atomic(out, text)
+        print(f"wrote {out} (from the {args.format} file {args.file})", file=sys.stderr)
     return 0
