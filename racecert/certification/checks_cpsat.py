@@ -46,8 +46,11 @@ def _replay(track: Track, r: CpsatResult, initial: VState | None = None) -> tupl
 def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
     """Move validity: model rules vs the independent geometry."""
     t0 = time.perf_counter()
-    r = crosscheck_geometry(ctx.track, max_states=ctx.geometry_max_states,
-                            scalar=ctx.geometry_max_states <= 100_000)
+    cap = ctx.geometry_max_states
+    r = crosscheck_geometry(ctx.track, max_states=cap, scalar=cap <= 100_000,
+                            progress=lambda states, _moves: ctx.report(
+                                f"states checked move by move (size budget {cap:,} states)",
+                                states, None))
     scope = "every reachable state" if r.complete else (
         f"the first {r.states:,} reachable states (breadth-first; capped)")
     value = f"{r.moves:,} moves from {r.states:,} states, {len(r.disagreements)} differ"
@@ -57,7 +60,11 @@ def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
         "racecert.independent.geometry (Liang-Barsky clipping, Fractions)", value,
         Verdict.AGREE if r.agree else Verdict.DISAGREE,
         f"all 9 accelerations from {scope}, {r.valid_moves:,} valid, "
-        f"{r.arriving_moves:,} arriving", time.perf_counter() - t0, arte)]
+        f"{r.arriving_moves:,} arriving; the vectorised expand compared with the independent "
+        f"geometry on each, which (with apply_move) judged each of the {r.distinct_moves:,} "
+        "distinct moves (cell, layer, progress, phase, new velocity) once",
+        time.perf_counter() - t0, arte,
+        work=f"{r.states:,} states, {r.distinct_moves:,} distinct moves")]
 
 
 # -- m* --------------------------------------------------------------------------------
