@@ -10,16 +10,67 @@ SAT models') into the continuable-trajectory figures, from the same search.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from racecert.certification.context import CertifyContext
-from racecert.independent.search import SearchResult, explore
+from racecert.independent.search import ProgressFn, SearchResult, explore
 from racecert.model.track import Track
 
 
+class Uncached:
+    """A value handed through a cached function without being part of its key: every
+    `Uncached` equals every other, so a progress callback does not defeat the cache (the
+    first caller's callback sees the work; a later caller gets the cached result)."""
+
+    def __init__(self, value: Any = None) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Uncached)
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def search_progress(ctx: CertifyContext, what: str) -> ProgressFn:
+    """A search's per-layer report as the running check's work: stored states against the
+    state budget, with `expected_states` as the total where it is known."""
+    expected = expected_states(ctx)
+
+    def report(depth: int, states: int) -> None:
+        ctx.report(f"{what}: depth {depth}, {states:,} states stored (state budget "
+                   f"{ctx.max_states:,})", states, expected)
+
+    return report
+
+
+def expected_states(ctx: CertifyContext) -> int | None:
+    """How many states an exact-key search within m* stores, known in advance when the
+    editor key is the exact key (no opening rule): the editor-key BFS's, which is not
+    pruned (the analysis's BFS is); None otherwise, or on an unreachable track. Only the
+    progress display's estimate uses it."""
+    op = ctx.track.opening
+    if (op is not None and op.moves > 0) or not ctx.editor.reachable:
+        return None
+    return ctx.editor.states_explored
+
+
+def independent_search(track: Track, max_states: int,
+                       progress: ProgressFn | None = None) -> SearchResult:
+    """`racecert.independent.search.explore` in the exact key, from the configured car
+    (cached per track and budget; `progress` sees the work when it is done)."""
+    return _search(track, max_states, Uncached(progress))
+
+
 @lru_cache(maxsize=4)
-def independent_search(track: Track, max_states: int) -> SearchResult:
-    """`racecert.independent.search.explore` in the exact key, from the configured car."""
-    return explore(track, "exact", max_states=max_states)
+def _search(track: Track, max_states: int, progress: Uncached) -> SearchResult:
+    report, progress.value = progress.value, None  # the cache keeps the key, not the display
+    return explore(track, "exact", max_states=max_states, progress=report)
+
+
+def clear_search_cache() -> None:
+    """Forget the cached searches (a test that changes a budget's outcome)."""
+    _search.cache_clear()
 
 
 def continuable_counts(ctx: CertifyContext, race: bool,

@@ -9,6 +9,15 @@ moves must agree on the successor state and on arrival; invalid moves must be
 invalid in both. States reached by an arriving move are explored as well (the
 next lap's moves are what continuity is decided on).
 
+A move's outcome is, by the rules (docs/rules.md §2-§7), a function of the source's
+cell, layer, progress and opening phase and of the new velocity alone (the old velocity
+only picks which new velocities are candidates), so the independent geometry and
+`apply_move` judge each distinct *move* (x, y, layer, progress, phase, new velocity)
+once, for the first (state, acceleration) that makes it; the vectorised expansion is
+compared with that judgement on every (state, acceleration). Many states share a
+move (a cell's neighbouring velocities overlap in their nine new ones), so this costs
+a fraction of one scalar judgement per state and acceleration, and checks the same.
+
 This visits a superset of the states any layered BFS of the track visits (the
 editor key's states are reachable exact states too). `max_states` caps the
 work on big tracks; the result then says it is partial.
@@ -50,12 +59,13 @@ class GeometryCheck:
     """Outcome of the cross-check. `complete` is False when `max_states` cut it short."""
 
     states: int
-    moves: int
+    moves: int  # (state, acceleration) pairs compared: 9 per state
     valid_moves: int
     arriving_moves: int
     complete: bool
     disagreements: tuple[MoveDisagreement, ...]
     seconds: float
+    distinct_moves: int = 0  # moves judged by the independent geometry (and apply_move)
 
     @property
     def agree(self) -> bool:
@@ -101,6 +111,7 @@ def crosscheck_geometry(
     frontier: list[StateTuple] = list(seen)
     states = moves = valid_moves = arriving = 0
     found: list[MoveDisagreement] = []
+    judgements: dict[tuple[int, ...], tuple[Verdict, StateTuple | None]] = {}
     complete = True
     while frontier:
         if max_states is not None and states + len(frontier) > max_states:
@@ -123,24 +134,18 @@ def crosscheck_geometry(
                 moves += 1
                 vx, vy = s[2] + ax, s[3] + ay
                 m = model.get((i, vx, vy))
-                v = geo.move(vs, (ax, ay))
-                mine = v.state.as_tuple() if v.state is not None else None
+                key = (s[0], s[1], s[4], s[5], s[6], vx, vy)
+                judged = judgements.get(key)
+                if judged is None:
+                    judged = judgements[key] = _judge(track, geo, s, vs, (ax, ay), scalar,
+                                                      found, max_reported)
+                v, mine = judged
                 if (m is None) != (not v.valid) or (m is not None and (m[0], m[1]) != (
                         mine, v.arrives)):
                     if len(found) < max_reported:
                         desc = "invalid" if m is None else _describe(True, m[0], m[1])
                         found.append(MoveDisagreement(s, (ax, ay), "(vectorised) " + desc,
                                                       _verify_desc(v)))
-                if scalar:
-                    r = apply_move(track, CarState(*s), (ax, ay))
-                    rs = (r.state.x, r.state.y, r.state.vx, r.state.vy, r.state.layer,
-                          r.state.progress, r.state.phase) if r.state is not None else None
-                    if r.valid != v.valid or (r.valid and (rs, r.arrives) != (mine, v.arrives)):
-                        if len(found) < max_reported:
-                            desc = (_describe(True, rs, r.arrives) if r.valid
-                                    else f"invalid ({r.reason})")
-                            found.append(MoveDisagreement(s, (ax, ay), "(apply_move) " + desc,
-                                                          _verify_desc(v)))
                 if v.valid and mine is not None:
                     valid_moves += 1
                     arriving += v.arrives
@@ -155,4 +160,22 @@ def crosscheck_geometry(
             progress(states, moves)
         frontier = nxt
     return GeometryCheck(states, moves, valid_moves, arriving, complete, tuple(found),
-                         time.perf_counter() - t0)
+                         time.perf_counter() - t0, len(judgements))
+
+
+def _judge(track: Track, geo: Geometry, s: StateTuple, vs: VState, accel: tuple[int, int],
+           scalar: bool, found: list[MoveDisagreement], max_reported: int
+           ) -> tuple[Verdict, StateTuple | None]:
+    """The independent geometry's verdict on one move (and its successor as a tuple);
+    with `scalar`, `apply_move` must give the same (a disagreement is appended)."""
+    v = geo.move(vs, accel)
+    mine = v.state.as_tuple() if v.state is not None else None
+    if scalar:
+        r = apply_move(track, CarState(*s), accel)
+        rs = (r.state.x, r.state.y, r.state.vx, r.state.vy, r.state.layer,
+              r.state.progress, r.state.phase) if r.state is not None else None
+        if (r.valid != v.valid or (r.valid and (rs, r.arrives) != (mine, v.arrives))) \
+                and len(found) < max_reported:
+            desc = _describe(True, rs, r.arrives) if r.valid else f"invalid ({r.reason})"
+            found.append(MoveDisagreement(s, accel, "(apply_move) " + desc, _verify_desc(v)))
+    return v, mine

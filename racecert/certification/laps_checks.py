@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from racecert.certification.context import Arbitration, CertifyContext, CheckResult, Verdict
-from racecert.certification.evidence import independent_search
+from racecert.certification.evidence import Uncached, independent_search
 from racecert.independent.lap_flood import FloodVerdict, finish_flood
 from racecert.independent.laps import Continuations, FirstContinuable, first_continuable
-from racecert.independent.search import explore
+from racecert.independent.search import ProgressFn, explore
 from racecert.model.track import Track
 
 METHOD = ("racecert.independent.laps (layered search, fastgeom moves, arrivals kept only "
@@ -66,17 +66,42 @@ class LapsEvidence:
     editor_budget: bool
 
 
-@lru_cache(maxsize=2)
-def laps_evidence(track: Track, max_states: int) -> LapsEvidence:
+def laps_evidence(track: Track, max_states: int, ctx: CertifyContext | None = None
+                  ) -> LapsEvidence:
     """Both searches, sharing one continuation decider (its answers do not depend on the
-    first lap's key)."""
-    decider = Continuations(track, max_states)
-    exact = first_continuable(track, "exact", max_states=max_states, continuations=decider)
+    first lap's key); cached per track and budget. With `ctx` the searches report their
+    work to the running check's progress display."""
+    return _laps_evidence(track, max_states, Uncached(ctx))
+
+
+@lru_cache(maxsize=2)
+def _laps_evidence(track: Track, max_states: int, shown: Uncached) -> LapsEvidence:
+    ctx: CertifyContext | None = shown.value
+    shown.value = None  # the cache keeps the key: it must not keep the context alive
+
+    def report(what: str) -> ProgressFn | None:
+        if ctx is None:
+            return None
+        return lambda depth, states: ctx.report(
+            f"{what}: {depth} {'waves' if 'continuation' in what else 'layers'}, "
+            f"{states:,} states (state budget {max_states:,} each)", states, None)
+
+    decider = Continuations(track, max_states, report("continuation decider"))
+    exact = first_continuable(track, "exact", max_states=max_states, continuations=decider,
+                              progress=report("first-lap search, exact key"))
     if track.opening is None or track.opening.moves == 0:
         return LapsEvidence(exact, None, None, "", False)
-    editor = first_continuable(track, "editor", max_states=max_states, continuations=decider)
-    plain = explore(track, "editor", max_states=max_states)
+    editor = first_continuable(track, "editor", max_states=max_states, continuations=decider,
+                               progress=report("first-lap search, editor key"))
+    plain = explore(track, "editor", max_states=max_states,
+                    progress=report("layered search, editor key"))
     return LapsEvidence(exact, editor, plain.m_star, plain.message, plain.status == "budget")
+
+
+def clear_laps_cache() -> None:
+    """Forget the cached lap evidence and floods (a test that changes a budget's outcome)."""
+    _laps_evidence.cache_clear()
+    flood_evidence.cache_clear()
 
 
 @lru_cache(maxsize=2)
@@ -136,7 +161,7 @@ def check_kind(ctx: CertifyContext) -> list[CheckResult]:
                             "agree" if oracle == "stage" else "disagree",
                             f"stage: {flood.reason}", time.perf_counter() - t0, (),
                             flood.work)]
-    ev = laps_evidence(ctx.track, ctx.max_states).exact
+    ev = laps_evidence(ctx.track, ctx.max_states, ctx).exact
     if ev.status == "budget":
         return [CheckResult("kind", oracle, METHOD, None, Verdict.TIMEOUT,
                             f"{ev.message} ({flood.reason})", time.perf_counter() - t0, (),
@@ -170,7 +195,7 @@ def check_m_cont(ctx: CertifyContext) -> list[CheckResult]:
                             f"{show(mine)} ({flood.reason})", time.perf_counter() - t0,
                             (("oracle", show(oracle)), ("independent", show(mine))),
                             flood.work)]
-    ev = laps_evidence(ctx.track, ctx.max_states).exact
+    ev = laps_evidence(ctx.track, ctx.max_states, ctx).exact
     if ev.status == "budget" or search.status == "budget":
         why = ev.message if ev.status == "budget" else search.message
         return [CheckResult("m_cont", oracle[0], METHOD, None, Verdict.TIMEOUT, why,
@@ -220,7 +245,7 @@ def check_m_cont_editor(ctx: CertifyContext) -> list[CheckResult]:
         return [CheckResult(EDITOR_FIGURE, None, METHOD, None, Verdict.NOT_APPLICABLE,
                             "no oracle analysis given: no m_cont to compare", 0.0)]
     oracle = _oracle_editor_m_cont(ctx)
-    ev = laps_evidence(ctx.track, ctx.max_states)
+    ev = laps_evidence(ctx.track, ctx.max_states, ctx)
     search = independent_search(ctx.track, ctx.max_states)
     editor = ev.editor
     assert editor is not None

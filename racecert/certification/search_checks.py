@@ -16,7 +16,11 @@ from __future__ import annotations
 import time
 
 from racecert.certification.context import CertifyContext, CheckResult, Verdict
-from racecert.certification.evidence import independent_search
+from racecert.certification.evidence import (
+    expected_states,
+    independent_search,
+    search_progress,
+)
 from racecert.certification.fast_geometry_check import crosscheck_fast_geometry
 from racecert.independent.countcheck import check_count_certificate
 from racecert.independent.search import SearchResult
@@ -31,7 +35,12 @@ def check_move_validity(ctx: CertifyContext) -> list[CheckResult]:
     t0 = time.perf_counter()
     b = ctx.exact
     depth = b.m_star if b.reachable else None
-    r = crosscheck_fast_geometry(ctx.track, depth, max_states=ctx.max_states)
+    expected = expected_states(ctx)
+    r = crosscheck_fast_geometry(
+        ctx.track, depth, max_states=ctx.max_states,
+        progress=lambda states, layer: ctx.report(
+            f"moves of every state within {depth} moves: layer {layer}, {states:,} states "
+            f"checked (state budget {ctx.max_states:,})", states, expected))
     scope = (f"every state within {depth} moves" if depth is not None
              else "every reachable state")
     value = f"{r.moves:,} moves from {r.states:,} states, {len(r.disagreements)} differ"
@@ -62,7 +71,8 @@ def check_search(ctx: CertifyContext) -> list[CheckResult]:
     states (with their counts) by the independent layered search."""
     t0 = time.perf_counter()
     b = ctx.exact
-    res = independent_search(ctx.track, ctx.max_states)
+    res = independent_search(ctx.track, ctx.max_states,
+                             search_progress(ctx, "independent layered search"))
     work = f"{res.states_explored:,} states"
     seconds = time.perf_counter() - t0
     labels = ("reachable", "m_star", "optimal_count", "final_states")

@@ -189,16 +189,26 @@ def _solver(budget: float | None, workers: int, presolve: bool = True) -> cp_mod
 
 
 def solve(m: RaceModel, *, budget: float | None = None, workers: int = 1,
-          presolve: bool = True) -> CpsatResult:
-    """Feasibility of `m`, with a witness trajectory when feasible."""
+          presolve: bool = True, earliest: bool = False) -> CpsatResult:
+    """Feasibility of `m`, with a witness trajectory when feasible.
+
+    `earliest` (``within`` models only): minimise the arrival's move number, so one
+    solve gives the *first* arrival within the horizon; "feasible" then means proven
+    optimal (CP-SAT's OPTIMAL: no arrival in fewer moves), and a witness found without
+    that proof inside the budget is "unknown".
+    """
+    if earliest and m.arrival != "within":
+        raise ValueError("earliest=True needs arrival='within' (the exact mode fixes T)")
     t0 = time.perf_counter()
     md, v = build(m)
+    if earliest:  # done_t for t >= the arrival: most done steps = earliest arrival
+        md.Maximize(sum(v.done))
     t1 = time.perf_counter()
     solver = _solver(budget, workers, presolve)
     st = cpsat_solve(solver, md)
     t2 = time.perf_counter()
     name = solver.StatusName(st)
-    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if st == cp_model.OPTIMAL or (st == cp_model.FEASIBLE and not earliest):
         pos = [(solver.Value(v.x[t]), solver.Value(v.y[t])) for t in range(m.horizon + 1)]
         lay = [solver.Value(v.layer[t]) for t in range(m.horizon + 1)]
         if m.arrival == "within":  # cut the stays after the arrival

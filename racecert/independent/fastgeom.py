@@ -14,9 +14,11 @@ questions a third way, with integers only, for many states at once:
   of its two slab entries; with the common denominator 2·|vx|·|vy| both are integer
   numerators, (2|dx| − 1)·|vy| and (2|dy| − 1)·|vx| (0 for the start row/column),
   so cells are sorted by an integer. Both are computed once per displacement.
-- **the batch**: all states that move by the same displacement are checked
-  together by numpy gathers of the surface along the precomputed offsets; layers
-  (ramps) are walked cell by cell over the whole group at once.
+- **the batch**: the cheap tests (zero velocity, the opening rule, the grid) are numpy
+  passes over all candidates; the candidates left are walked by a compiled loop
+  (`racecert.independent.fastgeom_kernel`, numba, written for this side) over a table
+  of footprints per displacement, filled on demand from `footprint`; layers (ramps)
+  are walked cell by cell.
 - **lines**: a move crosses x = k + ½ iff k lies between p and q (half-open); the
   span test and the crossing time n / (2|v|) are integer; the cell entered at the
   crossing (whose layer decides whether the crossing counts) is the first touched
@@ -26,7 +28,7 @@ questions a third way, with integers only, for many states at once:
 - **the opening rule**: on v′, for moves made while the phase is below K.
 
 It reads the grid strings of a `racecert.model.track.Track` with its own table of
-characters and imports nothing else from racecert.
+characters and imports nothing else from racecert outside this package.
 
 >>> [(int(a), int(b)) for a, b in zip(*footprint(3, 1)[:2])]
 [(0, 0), (1, 0), (2, 1), (3, 1)]
@@ -40,10 +42,22 @@ from functools import cache
 
 import numpy as np
 
-from racecert.model.track import Line, Track
+from racecert.independent.fastgeom_kernel import (
+    NOT_ENDABLE,
+    OFF_GRID,
+    OFF_TRACK,
+    OK,
+    OPENING,
+    WRONG_WAY,
+    ZERO,
+    walk_moves,
+)
+from racecert.model.track import Track
 
-# Reason codes of `FastGeometry.classify` (the order of the checks is the rule order).
-OK, ZERO, OPENING, OFF_GRID, OFF_TRACK, NOT_ENDABLE, WRONG_WAY = range(7)
+# Reason codes of `FastGeometry.classify` (the order of the checks is the rule order):
+# OK, ZERO, OPENING, OFF_GRID, OFF_TRACK, NOT_ENDABLE, WRONG_WAY (fastgeom_kernel's).
+__all__ = ["NOT_ENDABLE", "OFF_GRID", "OFF_TRACK", "OK", "OPENING", "WRONG_WAY", "ZERO",
+           "FastGeometry", "Moves", "footprint", "touched_cells"]
 REASONS = ("ok", "zero velocity", "opening rule", "leaves the grid", "off-track cell",
            "ends off asphalt", "wrong way over a line")
 
@@ -144,6 +158,8 @@ class FastGeometry:
         self.drive = (surf != _OFF).ravel()  # flat index layer·H·W + y·W + x
         self.end = ((surf == _ASPHALT) | (surf == _RAMP)).ravel()
         self.ramp = (surf[0] == _RAMP).ravel()
+        self._blocked = np.zeros(0, dtype=np.int64)
+        self.rebuild()
         self.plane = h * w
         op = track.opening
         self.k = op.moves if op is not None else 0
@@ -151,6 +167,24 @@ class FastGeometry:
         self.straight = bool(op is not None and op.straight)
         self.perp_is_y = track.car.direction in ("+x", "-x")
         self.lines = (track.start, track.finish)
+        self._lines = np.array([[0 if ln.axis == "x" else 1, ln.k, ln.lo, ln.hi, ln.sign,
+                                 ln.layer] for ln in self.lines], dtype=np.int64)
+        # the footprint table of the compiled walk (`_footprints`), grown on demand
+        self._span = 0
+        self._slot = np.full(1, -1, dtype=np.int64)
+        self._slots: dict[tuple[int, int], int] = {}
+        self._cells: list[tuple[np.ndarray, np.ndarray]] = []
+        self._fp_start = self._fp_len = self._fp_dx = self._fp_dy = np.zeros(0, np.int64)
+        self._scratch = np.zeros(1, dtype=np.int64)
+
+    def rebuild(self) -> None:
+        """Derive the summed-area table of undrivable layer-0 cells from `drive` (done
+        at construction; again after a caller, e.g. a corruption test, edits `drive`)."""
+        h, w = self.height, self.width
+        off = ~self.drive[: h * w].reshape(h, w)
+        blocked = np.zeros((h + 1, w + 1), dtype=np.int64)
+        blocked[1:, 1:] = off.cumsum(axis=0).cumsum(axis=1)
+        self._blocked = blocked.ravel()
 
     # -- the batch ------------------------------------------------------------
 
@@ -161,6 +195,8 @@ class FastGeometry:
         `phase` is the number of moves made so far, capped at K (the opening rule
         applies to the move iff phase < K); the new phase is the caller's business.
         """
+        x, y, vx, vy, layer, progress, phase = (np.asarray(a, dtype=np.int64) for a in (
+            x, y, vx, vy, layer, progress, phase))
         n = len(x)
         src = np.repeat(np.arange(n, dtype=np.int64), 9)
         accel = np.tile(np.arange(9, dtype=np.int64), n)
@@ -178,7 +214,7 @@ class FastGeometry:
         arrives = np.zeros(9 * n, dtype=bool)
         live = np.flatnonzero(code == OK)
         if len(live):
-            self._walk_groups(live, px, py, nvx, nvy, code, new_layer, new_prog, arrives)
+            self._walk(live, px, py, nvx, nvy, code, new_layer, new_prog, arrives)
         return Moves(src, accel, code, qx, qy, nvx, nvy, new_layer, new_prog, arrives)
 
     def _opening_blocks(self, phase: np.ndarray, vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
@@ -192,118 +228,45 @@ class FastGeometry:
             bad |= (vy if self.perp_is_y else vx) != 0
         return bad & (phase < self.k)
 
-    def _walk_groups(self, live: np.ndarray, px: np.ndarray, py: np.ndarray, vx: np.ndarray,
-                     vy: np.ndarray, code: np.ndarray, layer: np.ndarray,
-                     progress: np.ndarray, arrives: np.ndarray) -> None:
-        """Check the live candidates, one displacement at a time, writing results in place."""
-        gx, gy = vx[live], vy[live]
-        x0, y0 = int(gx.min()), int(gy.min())
-        vcode = (gx - x0) * (int(gy.max()) - y0 + 1) + (gy - y0)
-        if int(vcode.max()) < 1 << 15:  # numpy sorts 16-bit integers by radix
-            vcode = vcode.astype(np.int16)
-        order = np.argsort(vcode, kind="stable")
-        sorted_codes = vcode[order]
-        cuts = np.flatnonzero(np.diff(sorted_codes)) + 1
-        starts = np.concatenate(([0], cuts))
-        ends = np.concatenate((cuts, [len(order)]))
-        for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
-            rows = live[order[a:b]]
-            dvx, dvy = int(vx[rows[0]]), int(vy[rows[0]])
-            self._walk_one(rows, px[rows], py[rows], dvx, dvy, code, layer, progress, arrives)
+    def _walk(self, live: np.ndarray, px: np.ndarray, py: np.ndarray, vx: np.ndarray,
+              vy: np.ndarray, code: np.ndarray, layer: np.ndarray, progress: np.ndarray,
+              arrives: np.ndarray) -> None:
+        """Judge the live candidates by the compiled walk, writing results in place."""
+        self._footprints(vx[live], vy[live])
+        walk_moves(live, px, py, vx, vy, layer, progress, self._slot, self._span,
+                   self._fp_start, self._fp_len, self._fp_dx, self._fp_dy, self.width,
+                   self.plane, self.two_layers, self.drive, self.end, self.ramp,
+                   self._blocked, self._lines, self._scratch, code, arrives)
 
-    def _walk_one(self, rows: np.ndarray, px: np.ndarray, py: np.ndarray, vx: int, vy: int,
-                  code: np.ndarray, layer: np.ndarray, progress: np.ndarray,
-                  arrives: np.ndarray) -> None:
-        """All candidates `rows` move by (vx, vy) from (px, py); their targets are on the grid."""
-        dx, dy, _, _ = footprint(vx, vy)
-        base = py * self.width + px
-        offsets = dy * self.width + dx
-        cur = layer[rows]
-        if self.two_layers:
-            ok, cur, layer_at = self._walk_layers(base, offsets, cur)
-        else:
-            cells = base.astype(np.int32)[:, None] + offsets.astype(np.int32)[None, :]
-            ok = self.drive[cells].all(axis=1)
-            layer_at = None
-        bad = np.zeros(len(rows), dtype=np.int8)
-        bad[~ok] = OFF_TRACK
-        ends = self.end[cur * self.plane + base + vy * self.width + vx]
-        bad[(bad == OK) & ~ends] = NOT_ENDABLE
-        hits, times, legal = [], [], []
-        for line in self.lines:
-            hit, num, den = self._crossing(line, px, py, vx, vy, dx, dy, cur, layer_at)
-            hits.append(hit)
-            times.append((num, den))
-            legal.append((vx if line.axis == "x" else vy) * line.sign > 0)
-        for hit, ok_dir in zip(hits, legal, strict=True):
-            if not ok_dir:
-                bad[(bad == OK) & hit] = WRONG_WAY
-        s_hit, f_hit = hits
-        (sn, sd), (fn, fd) = times
-        start_first = s_hit & f_hit & (sn * fd < fn * sd)  # equal times: the finish first
-        prog = progress[rows]
-        arrive = f_hit & ((prog == 1) | start_first)
-        new_prog = np.where(f_hit, s_hit & ~start_first, s_hit | (prog == 1)).astype(np.int64)
-        code[rows] = bad
-        layer[rows] = cur
-        progress[rows] = new_prog
-        arrives[rows] = arrive & (bad == OK)
-
-    def _walk_layers(self, base: np.ndarray, offsets: np.ndarray, cur: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The ramp rule along the touched cells: (valid, end layer, layer in each cell)."""
-        n = len(base)
-        ok = np.ones(n, dtype=bool)
-        prev_ramp = np.zeros(n, dtype=bool)
-        cur = cur.astype(np.int64, copy=True)
-        layer_at = np.empty((len(offsets), n), dtype=np.int64)
-        for i, off in enumerate(offsets.tolist()):
-            cell = base + off
-            here = self.drive[cur * self.plane + cell]
-            switch = ~here & prev_ramp & self.drive[(1 - cur) * self.plane + cell]
-            ok &= here | switch
-            cur ^= switch
-            layer_at[i] = cur
-            prev_ramp = self.ramp[cell]
-        return ok, cur, layer_at
-
-    def _crossing(self, line: Line, px: np.ndarray, py: np.ndarray, vx: int, vy: int,
-                  dx: np.ndarray, dy: np.ndarray, cur: np.ndarray,
-                  layer_at: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int]:
-        """Which moves meet `line` on its layer, and when: (hit, t numerator, t denominator).
-
-        A vertical line x = k + ½ is met iff k lies in [min(p, q), max(p, q)); at
-        t = n / (2|vx|) with n = (2k + 1 − 2·px)·sign(vx) the doubled span coordinate
-        2·py + 2·vy·t must lie in [2·lo − 1, 2·hi + 1] (closed span).
-        """
-        if line.axis == "x":
-            fixed, span, vf, vs, along = px, py, vx, vy, dx
-        else:
-            fixed, span, vf, vs, along = py, px, vy, vx, dy
-        n = len(px)
-        if vf == 0:
-            return np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), 1
-        sign = 1 if vf > 0 else -1
-        den = 2 * abs(vf)
-        num = (2 * line.k + 1 - 2 * fixed) * sign
-        hit = (num > 0) & (num < den)
-        if not hit.any():  # no move of the group straddles the line
-            return hit, num, den
-        doubled = 2 * span * den + 2 * vs * num  # (doubled span coordinate at t) · den
-        hit &= (doubled >= (2 * line.lo - 1) * den) & (doubled <= (2 * line.hi + 1) * den)
-        # the first touched cell beyond the line: its coordinate along the fixed axis
-        # passes k (moving +) or k + 1 (moving -); offsets are monotone along that axis
-        if sign > 0:
-            cell = np.searchsorted(along, line.k + 1 - fixed, side="left")
-        else:
-            cell = np.searchsorted(-along, fixed - line.k, side="left")
-        if layer_at is None:
-            at_layer = cur
-        else:
-            cell = np.minimum(cell, len(along) - 1)
-            at_layer = layer_at[cell, np.arange(n)]
-        hit &= at_layer == line.layer
-        return hit, num, den
+    def _footprints(self, vx: np.ndarray, vy: np.ndarray) -> None:
+        """Make sure the footprint table holds every displacement (vx[i], vy[i]): the slot
+        array covers speeds up to the largest seen (regrown when passed), each new
+        displacement's `footprint` is appended once."""
+        need = int(max(np.abs(vx).max(), np.abs(vy).max()))
+        if need > self._span:
+            self._span = max(need, 2 * self._span)
+            side = 2 * self._span + 1
+            self._slot = np.full(side * side, -1, dtype=np.int64)
+            for (dx, dy), s in self._slots.items():
+                self._slot[(dx + self._span) * side + dy + self._span] = s
+        side = 2 * self._span + 1
+        codes = (vx + self._span) * side + (vy + self._span)
+        missing = np.unique(codes[self._slot[codes] < 0])
+        if not len(missing):
+            return
+        for c in missing.tolist():
+            dvx, dvy = divmod(c, side)
+            dvx, dvy = dvx - self._span, dvy - self._span
+            dx, dy, _, _ = footprint(dvx, dvy)
+            self._slots[(dvx, dvy)] = self._slot[c] = len(self._cells)
+            self._cells.append((dx, dy))
+        lens = np.array([len(dx) for dx, _ in self._cells], dtype=np.int64)
+        self._fp_len = lens
+        self._fp_start = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
+        self._fp_dx = np.concatenate([dx for dx, _ in self._cells]).astype(np.int64)
+        self._fp_dy = np.concatenate([dy for _, dy in self._cells]).astype(np.int64)
+        if int(lens.max()) > len(self._scratch):
+            self._scratch = np.zeros(int(lens.max()), dtype=np.int64)
 
     # -- one move (tests and replays) -------------------------------------------
 

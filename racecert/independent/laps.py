@@ -41,6 +41,7 @@ from racecert.independent.search import (
     CHUNK,
     DEFAULT_MAX_STATES,
     Mode,
+    ProgressFn,
     StateKey,
     explore,
 )
@@ -58,9 +59,13 @@ class Continuations:
 
     Call it with aligned int64 arrays x, y, vx, vy, layer, progress, phase; it
     returns a bool mask. `states` counts the settled states (the work spent).
+    `progress(waves, states)` (display only) is told after each wave of an exploration
+    how many states are settled or being explored.
     """
 
-    def __init__(self, track: Track, max_states: int = DEFAULT_MAX_STATES) -> None:
+    def __init__(self, track: Track, max_states: int = DEFAULT_MAX_STATES,
+                 progress: ProgressFn | None = None) -> None:
+        self.progress = progress
         self.geom = FastGeometry(track)
         self.k = self.geom.k
         self.key = StateKey(track.width, track.height, self.k + 1)
@@ -114,6 +119,7 @@ class Continuations:
         edge_src: list[np.ndarray] = []
         edge_dst: list[np.ndarray] = []
         seeds: list[np.ndarray] = []
+        waves = 0
         while len(frontier):
             succ, src, arriving = self._moves(frontier)
             seeds.append(arriving)
@@ -134,6 +140,9 @@ class Continuations:
                     f"{len(self._keys) + len(seen) + len(fresh):,} states would be settled")
             seen = np.insert(seen, pos, fresh)
             frontier = fresh
+            waves += 1
+            if self.progress is not None:
+                self.progress(waves, len(self._keys) + len(seen))
         good = np.zeros(len(seen), dtype=bool)
         good[np.searchsorted(seen, np.unique(np.concatenate(seeds)))] = True
         src_id = np.searchsorted(seen, np.concatenate(edge_src))
@@ -204,15 +213,17 @@ class FirstContinuable:
 
 def first_continuable(track: Track, mode: Mode = "exact", *,
                       max_states: int = DEFAULT_MAX_STATES,
-                      continuations: Continuations | None = None) -> FirstContinuable:
+                      continuations: Continuations | None = None,
+                      progress: ProgressFn | None = None) -> FirstContinuable:
     """The independent layered search in `mode`, keeping only continuable arrivals.
 
     `continuations` may be shared between calls (its answers are in the exact key,
     whatever the first lap's key); both it and the search are bounded by `max_states`.
+    `progress(depth, states)` sees the first-lap search's layers (display only).
     """
     decider = continuations or Continuations(track, max_states)
     try:
-        res = explore(track, mode, max_states=max_states, accept=decider)
+        res = explore(track, mode, max_states=max_states, accept=decider, progress=progress)
     except ContinuationBudgetExceeded as exc:
         return FirstContinuable(mode, "budget", None, 0, 0, decider.states, str(exc))
     if res.status == "budget":

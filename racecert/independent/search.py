@@ -65,6 +65,8 @@ from racecert.independent.fastgeom import OK, FastGeometry
 from racecert.model.track import Track
 
 Mode = Literal["exact", "editor"]
+ProgressFn = Callable[[int, int], None]
+"""progress(depth, stored states): called after each layer (display only)."""
 AcceptFn = Callable[..., np.ndarray]
 """accept(x, y, vx, vy, layer, progress, phase) -> bool mask over the arrived states
 (`phase`: the arrived state's opening phase, min(moves made, K), what a continuation
@@ -216,7 +218,8 @@ class _Arrivals:
 
 def explore(track: Track, mode: Mode = "exact", *, max_states: int = DEFAULT_MAX_STATES,
             max_depth: int | None = None, initial: tuple[int, ...] | None = None,
-            accept: AcceptFn | None = None) -> SearchResult:
+            accept: AcceptFn | None = None, progress: ProgressFn | None = None
+            ) -> SearchResult:
     """Layered exploration from the configured car: m*, the optimal DAG, exact counts.
 
     `max_states` bounds the stored states (a deterministic budget); `max_depth`
@@ -225,7 +228,8 @@ def explore(track: Track, mode: Mode = "exact", *, max_states: int = DEFAULT_MAX
     `accept` filters arriving moves (given the arrived states' arrays x, y, vx, vy,
     layer, progress, phase, it returns a keep-mask): a rejected arrival just ends there,
     and m* becomes the first depth with an accepted one (e.g. a continuable one).
-    Without a phase in the key (editor) the initial phase is taken as 0.
+    Without a phase in the key (editor) the initial phase is taken as 0. `progress(depth,
+    states)` is told after each layer how many states are stored (display only).
     """
     geom = FastGeometry(track)
     kmax = geom.k
@@ -257,6 +261,8 @@ def explore(track: Track, mode: Mode = "exact", *, max_states: int = DEFAULT_MAX
         forward.append(edges)
         total += len(new)
         t += 1
+        if progress is not None:
+            progress(t, total)
         if len(new) == 0:
             return SearchResult(mode, "unreachable", False, None, 0, (), None, total, t,
                                 f"no arrival: all {total:,} reachable states explored")

@@ -125,6 +125,33 @@ def test_wrong_continuation_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "bounded BFS None" in res[0].artefacts[0][1]
 
 
+@pytest.mark.parametrize("shift", [1, -1])
+def test_a_continuation_length_off_by_one_disagrees(monkeypatch: pytest.MonkeyPatch,
+                                                    shift: int) -> None:
+    """One earliest-arrival solve per final state: a reference one move too long is refuted
+    by CP-SAT's shorter optimum, one move too short by its infeasibility."""
+    real = checks_cpsat.layered_bfs
+
+    def off(track, mode="exact", **kw):
+        r = real(track, mode, **kw)
+        if "initial" in kw and r.reachable and r.m_star + shift >= 1:
+            return dataclasses.replace(r, m_star=r.m_star + shift)
+        return r
+
+    monkeypatch.setattr(checks_cpsat, "layered_bfs", off)
+    res = checks_cpsat.check_continuity(_ctx())
+    assert [r.verdict for r in res] == ["disagree", "disagree"]
+    assert "first continuation within" in res[0].artefacts[0][1]
+
+
+def test_continuity_takes_one_solve_per_distinct_start() -> None:
+    res = checks_cpsat.check_continuity(_ctx())
+    assert [r.verdict for r in res] == ["agree", "agree"]
+    starts = {int(dict(r.artefacts)["final states"]) for r in res}
+    solves = int(res[-1].work.split()[0])
+    assert solves <= sum(starts) and solves >= max(starts)
+
+
 def test_a_disagreeing_plugged_check_makes_the_certificate_fail() -> None:
     def bogus(ctx: CertifyContext) -> list[CheckResult]:
         """A plugged-in check that always disagrees."""

@@ -152,13 +152,13 @@ class _NoCorner(FastGeometry):
 def test_a_dropped_move_in_the_continuation_decider_disagrees(
         monkeypatch: pytest.MonkeyPatch) -> None:
     ctx = _ctx("tiny_circuit_nocont.toml")
-    laps_checks.laps_evidence.cache_clear()
+    laps_checks.clear_laps_cache()
     monkeypatch.setattr(laps, "FastGeometry", _NoCorner)
     try:
         kind = check_kind(ctx)[0]
         m_cont = check_m_cont(dataclasses.replace(ctx, max_states=20_000_000))[0]
     finally:
-        laps_checks.laps_evidence.cache_clear()
+        laps_checks.clear_laps_cache()
     assert (kind.verdict, kind.method_value) == ("disagree", "stage")
     assert (m_cont.verdict, m_cont.bfs_value, m_cont.method_value) == ("disagree", 18, None)
 
@@ -208,14 +208,14 @@ def test_a_flipped_clause_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_budgets_give_timeouts_naming_them(monkeypatch: pytest.MonkeyPatch) -> None:
     """A work budget (search states) is a `timeout`; the continuation closure's size
     budget is `skipped` (the closure is too large to model, nothing ran out)."""
-    laps_checks.laps_evidence.cache_clear()
+    laps_checks.clear_laps_cache()
     ctx = dataclasses.replace(_ctx("tiny_circuit_nocont.toml"), max_states=20)
     try:
         for check in (check_kind, check_m_cont):
             r = check(ctx)[0]
             assert r.verdict == "timeout" and "budget of 20" in r.reason, r
     finally:
-        laps_checks.laps_evidence.cache_clear()
+        laps_checks.clear_laps_cache()
 
     def tiny(*args, **kwargs):  # type: ignore[no-untyped-def]
         return real(*args, **{**kwargs, "max_nodes": 10})
@@ -291,8 +291,7 @@ def test_an_open_stage_is_decided_by_the_flood(monkeypatch: pytest.MonkeyPatch) 
     search, which at a budget of 1,000 states could not decide (shown by switching the
     flood off). m_cont needs the independent m* beside the flood (reachable or not), so
     it runs with the default budget."""
-    laps_checks.laps_evidence.cache_clear()
-    laps_checks.flood_evidence.cache_clear()
+    laps_checks.clear_laps_cache()
     ctx = _open_ctx(1_000)
     try:
         kind = check_kind(ctx)[0]
@@ -306,13 +305,12 @@ def test_an_open_stage_is_decided_by_the_flood(monkeypatch: pytest.MonkeyPatch) 
         undecided = dataclasses.replace(laps_checks.finish_flood(ctx.track), stage=False,
                                         witness=(0, 0, 0))
         monkeypatch.setattr(laps_checks, "finish_flood", lambda track: undecided)
-        laps_checks.flood_evidence.cache_clear()
+        laps_checks.clear_laps_cache()
         r = check_kind(ctx)[0]
         assert (r.verdict, r.method) == ("timeout", laps_checks.METHOD)
         assert "budget of 1,000" in r.reason and "the flood does not decide" in r.reason
     finally:
-        laps_checks.laps_evidence.cache_clear()
-        laps_checks.flood_evidence.cache_clear()
+        laps_checks.clear_laps_cache()
 
 
 def test_a_stage_by_the_flood_against_a_wrong_oracle_disagrees() -> None:

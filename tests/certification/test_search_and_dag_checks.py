@@ -13,7 +13,7 @@ import pytest
 from racecert.analysis.pipeline import analyze
 from racecert.certification import dag_checks, fast_geometry_check, search_checks
 from racecert.certification.context import CertifyContext
-from racecert.certification.evidence import independent_search
+from racecert.certification.evidence import clear_search_cache
 from racecert.independent.fastgeom import OK, FastGeometry
 from racecert.model.parse import load_track
 from racecert.model.radicals import RadicalSum
@@ -58,11 +58,11 @@ def test_a_broken_fastgeom_makes_move_validity_disagree(monkeypatch: pytest.Monk
 
 def test_a_state_budget_is_a_timeout_not_a_verdict() -> None:
     ctx = dataclasses.replace(_ctx("4_esquinas.toml"), max_states=50)
-    independent_search.cache_clear()
+    clear_search_cache()
     results = search_checks.check_move_validity(ctx) + search_checks.check_search(ctx)
     assert {r.verdict for r in results} == {"timeout"}
     assert all("budget" in r.reason for r in results)
-    independent_search.cache_clear()
+    clear_search_cache()
 
 
 def test_wrong_oracle_counts_and_final_states_disagree() -> None:
@@ -93,3 +93,32 @@ def test_wrong_lengths_coverage_and_score_disagree() -> None:
     assert res == {"green length and ties": "disagree", "blue length and ties": "agree",
                    "yellow_moves": "disagree", "yellow_length": "disagree",
                    "coverage": "disagree", "score": "disagree"}
+
+
+def test_the_long_checks_report_their_work_against_their_budget() -> None:
+    """The move re-check and the independent search report stored states against the
+    state budget, with the oracle's explored states as the total they reach (the display's
+    estimate); the lap search reports its layers and its continuation decider's waves."""
+    from racecert.certification import laps_checks
+
+    seen: list[tuple[str, int, int | None]] = []
+    ctx = dataclasses.replace(_ctx("ocho.toml"),
+                              work=lambda what, done, total: seen.append((what, done, total)))
+    clear_search_cache()
+    laps_checks.clear_laps_cache()
+    try:
+        assert search_checks.check_move_validity(ctx)[0].verdict == "agree"
+        assert {r.verdict for r in search_checks.check_search(ctx)} == {"agree"}
+        assert laps_checks.check_kind(ctx)[0].verdict == "agree"
+    finally:
+        clear_search_cache()
+        laps_checks.clear_laps_cache()
+    explored = ctx.editor.states_explored
+    budget = f"state budget {ctx.max_states:,}"
+    for prefix in ("moves of every state within 28 moves", "independent layered search"):
+        mine = [r for r in seen if r[0].startswith(prefix)]
+        assert mine and all(budget in w and t == explored for w, _, t in mine)
+        assert mine[-1][1] == explored  # the last report: every state, as the oracle
+        assert [d for _, d, _ in mine] == sorted(d for _, d, _ in mine)
+    for prefix in ("first-lap search, exact key", "continuation decider"):
+        assert any(w.startswith(prefix) and budget in w for w, _, _ in seen), prefix

@@ -142,6 +142,7 @@ def test_a_corrupted_surface_is_caught_by_the_comparison() -> None:
     states = np.array([[1, 1, 0, 0, 0, 0, 0], [2, 1, 1, 0, 0, 1, 0]], dtype=np.int64)
     assert compare_with_verify(track, states, g) == []
     g.drive[1 * track.width + 3] = False  # cell (3, 1), layer 0
+    g.rebuild()  # the compiled walk's summed-area table follows `drive`
     assert compare_with_verify(track, states, g) != []
 
 
