@@ -112,7 +112,7 @@ def _compare(batch: StateArrays, model: tuple[np.ndarray, list[np.ndarray]],
     """Up to `room` disagreements between the two sorted move lists of one chunk."""
     mk, mcols = model
     fk, fcols, fphase = fast
-    if len(mk) != len(fk) or not np.array_equal(mk, fk):
+    if not np.array_equal(mk, fk):  # also unequal when the lengths differ
         only_model = mk[~_members(mk, fk)]
         only_fast = fk[~_members(fk, mk)]
         out = [_describe(batch, x, span, "valid for the model only") for x in only_model[:room]]

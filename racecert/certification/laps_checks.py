@@ -79,14 +79,14 @@ def _laps_evidence(track: Track, max_states: int, shown: Uncached) -> LapsEviden
     ctx: CertifyContext | None = shown.value
     shown.value = None  # the cache keeps the key: it must not keep the context alive
 
-    def report(what: str) -> ProgressFn | None:
+    def report(what: str, rounds: str = "layers") -> ProgressFn | None:
         if ctx is None:
             return None
         return lambda depth, states: ctx.report(
-            f"{what}: {depth} {'waves' if 'continuation' in what else 'layers'}, "
-            f"{states:,} states (state budget {max_states:,} each)", states, None)
+            f"{what}: {depth} {rounds}, {states:,} states (state budget {max_states:,} each)",
+            states, None)
 
-    decider = Continuations(track, max_states, report("continuation decider"))
+    decider = Continuations(track, max_states, report("continuation decider", "waves"))
     exact = first_continuable(track, "exact", max_states=max_states, continuations=decider,
                               progress=report("first-lap search, exact key"))
     if track.opening is None or track.opening.moves == 0:

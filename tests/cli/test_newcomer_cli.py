@@ -17,15 +17,8 @@ from racecert.cli.crosscheck import format_comparisons
 
 TINY = str(Path(__file__).resolve().parents[2] / "tracks" / "tiny_straight.toml")
 
-SPRINT = """<?xml version="1.0" encoding="UTF-8"?>
-<Track name="mini" type="Sprint">
-<OuterBoundaries><Point id="1" x="2" y="2"/><Point id="0" x="5" y="2"/>
-<Point id="2" x="2" y="8"/><Point id="3" x="9" y="8"/></OuterBoundaries>
-<InnerBoundaries><Point id="0" x="5" y="2"/><Point id="1" x="9" y="2"/>
-<Point id="2" x="9" y="5"/></InnerBoundaries>
-<Dimension width="12" height="10"/>
-<StartingPositions><Point x="3" y="3"/><Point x="4" y="3"/></StartingPositions>
-</Track>"""
+SPRINT = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "mini-sprint.xml"
+          ).read_text()  # the docs' example, already read by the import tests of docs/
 
 
 def test_import_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
