@@ -37,6 +37,7 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from racecert.model.budget import StateBudget, check
 from racecert.model.rules import RuleProfile, StateArrays
@@ -155,7 +156,7 @@ def axis_mask(kind: str, line: Line, extent: int, horizon: int = HORIZON) -> Axi
     For each n, v0 and v_n = v0 + Δ the condition p_n ∈ [A, B] (intersected with
     the grid, and p_{n-1} = p_n - v_n on the grid too) becomes, by the interval
     claim, p0 ∈ [A - n·v0 - hi(n, Δ), B - n·v0 - lo(n, Δ)]: one interval of p0
-    per (v0, Δ), marked with a difference array.
+    per (v0, Δ), marked with a difference array per (n, v0) by `_mark_intervals`.
     """
     lo_t, hi_t = interval_tables(horizon)
     vmax = max_speed(extent)
@@ -168,26 +169,43 @@ def axis_mask(kind: str, line: Line, extent: int, horizon: int = HORIZON) -> Axi
     # p_n on the grid and p_{n-1} = p_n - v_n on the grid
     a = np.maximum(np.maximum(a, 0), vn)
     b = np.minimum(np.minimum(b, extent - 1), extent - 1 + vn)
-    delta = vn - v0
-    rows = np.broadcast_to(np.arange(nv, dtype=np.int64)[:, None], (nv, nv))
-    for n in range(1, horizon + 1):
-        ok = (np.abs(delta) <= n) & (a <= b)
-        di = np.clip(delta + horizon, 0, 2 * horizon)
-        left = a - n * v0 - hi_t[n, di]
-        right = b - n * v0 - lo_t[n, di]
-        left = np.maximum(left, 0)
-        right = np.minimum(right, extent - 1)
-        ok &= left <= right
-        if not ok.any():
-            continue
-        r, lft, rgt = rows[ok], left[ok], right[ok]
-        size = nv * (extent + 1)
-        diff = (np.bincount(r * (extent + 1) + lft, minlength=size)
-                - np.bincount(r * (extent + 1) + rgt + 1, minlength=size))
-        hit = diff.reshape(nv, extent + 1).cumsum(axis=1)[:, :extent] > 0
-        words[n // 64] |= hit.astype(np.uint64) << np.uint64(n % 64)
+    _mark_intervals(a, b, vn[0] - v0, v0[:, 0], lo_t, hi_t, horizon, extent, words)
     words.setflags(write=False)
     return AxisMask(words, vmax, extent)
+
+
+@njit(cache=True, nogil=True)
+def _mark_intervals(a, b, delta, v0, lo_t, hi_t, horizon, extent, words):
+    """Set bit n of words[n // 64, i, p0] for every p0 of every interval
+    [a[i, j] - n·v0[i] - hi(n, Δ), b[i, j] - n·v0[i] - lo(n, Δ)] (Δ = delta[i, j],
+    |Δ| <= n, clipped to the grid), n = 1..horizon: the union over j of one row's
+    intervals by a difference array, so the cost is one pass over the row per n."""
+    nv = a.shape[0]
+    diff = np.zeros(extent + 1, dtype=np.int32)
+    for n in range(1, horizon + 1):
+        word = n // 64
+        bit = np.uint64(1) << np.uint64(n % 64)
+        for i in range(nv):
+            marked = False
+            for j in range(nv):
+                d = delta[i, j]
+                if abs(d) > n or a[i, j] > b[i, j]:
+                    continue
+                left = max(a[i, j] - n * v0[i] - hi_t[n, d + horizon], 0)
+                right = min(b[i, j] - n * v0[i] - lo_t[n, d + horizon], extent - 1)
+                if left <= right:
+                    diff[left] += 1
+                    diff[right + 1] -= 1
+                    marked = True
+            if not marked:
+                continue
+            run = 0
+            for p in range(extent):
+                run += diff[p]
+                diff[p] = 0
+                if run > 0:
+                    words[word, i, p] |= bit
+            diff[extent] = 0
 
 
 def _first_bit(words: np.ndarray, horizon: int) -> np.ndarray:
