@@ -81,6 +81,7 @@ from racecert.model.rules import (
 )
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
+from racecert.oracle.dag_order import fewest_moves, mark_sources
 from racecert.oracle.yellow_bound import MovesCut, finish_gap2, moves_to_cross, upper_bound
 
 Selection = Literal["editor", "exact"]
@@ -559,7 +560,9 @@ def _select(store: _Store, start: int, edges: list[np.ndarray], arrivals: list[n
     settled states, takes n(v) = the fewest moves over tight paths, keeps the
     edges with n(v) = n(u) + 1, marks the states that still reach a best
     arrival along them, and walks greedily from the start taking the smallest
-    acceleration index that stays on a best trajectory.
+    acceleration index that stays on a best trajectory. Every tight edge goes from a
+    distance d to d + |v'| >= d + 1, so the propagations are single passes over the edges
+    sorted by distance (`racecert.oracle.dag_order`).
     """
     e_src, e_dst, e_acc = edges
     a_src, a_acc, a_len = arrivals
@@ -595,11 +598,7 @@ def _select(store: _Store, start: int, edges: list[np.ndarray], arrivals: list[n
         reach = np.zeros(n, dtype=bool)
         reach[a_src[best_arr]] = True
         m_src, m_dst = e_src[maybe], e_dst[maybe]
-        while True:
-            before = int(reach.sum())
-            reach[m_src[reach[m_dst]]] = True
-            if int(reach.sum()) == before:
-                break
+        mark_sources(m_src, m_dst, np.argsort(-dist[m_dst], kind="stable"), reach)
         tight = np.zeros(len(e_src), dtype=bool)
         rows = np.nonzero(maybe & reach[e_dst])[0]
         if TIES_BY_FORMS:  # equal forms: equal lengths
@@ -616,11 +615,8 @@ def _select(store: _Store, start: int, edges: list[np.ndarray], arrivals: list[n
     unreached = np.iinfo(np.int64).max // 4
     moves = np.full(n, unreached, dtype=np.int64)
     moves[start] = 0
-    while True:  # Bellman-Ford on the tight DAG: at most (moves of the longest path) rounds
-        before = moves.copy()
-        np.minimum.at(moves, t_dst, moves[t_src] + 1)
-        if np.array_equal(before, moves):
-            break
+    # the fewest moves over tight paths: one pass in order of the source's distance
+    fewest_moves(t_src, t_dst, np.argsort(dist[t_src], kind="stable"), moves)
     arr_moves = moves[a_src[best_arr]] + 1
     m_best = int(arr_moves.min())
     best_arr = best_arr[arr_moves == m_best]
@@ -628,11 +624,7 @@ def _select(store: _Store, start: int, edges: list[np.ndarray], arrivals: list[n
     t_src, t_dst, t_acc = t_src[keep], t_dst[keep], t_acc[keep]
     good = np.zeros(n, dtype=bool)
     good[a_src[best_arr]] = True
-    while True:
-        before = good.copy()
-        good[t_src[good[t_dst]]] = True
-        if np.array_equal(before, good):
-            break
+    mark_sources(t_src, t_dst, np.argsort(-dist[t_dst], kind="stable"), good)
     order = np.lexsort((t_acc, t_src))
     t_src, t_dst, t_acc = t_src[order], t_dst[order], t_acc[order]
     cur = start
