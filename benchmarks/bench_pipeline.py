@@ -7,8 +7,8 @@ warm-up run of the smallest track; the times are `Analysis.timings`.
 Large tracks (issue #3's target): the full analysis of the open 200x200 track
 of `benchmarks/generate.py` (`open_area()`) against its bare layered BFS
 (`layered_bfs(track, "exact")`, no bound), both measured in this same process,
-alternately, RUNS times each; the target is analysis <= 3 x bare BFS (median
-of each).
+alternately, RUNS times each; the target is analysis <= 1.5 x bare BFS (median
+of each, issue #18), on the open area, two corridors and the serpentine.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import statistics
 import time
 from pathlib import Path
 
-from benchmarks.generate import corridor, open_area
+from benchmarks.generate import corridor, open_area, serpentine
 from racecert.analysis import Analysis, analyze
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
@@ -35,9 +35,12 @@ STEP_NAMES = {"yellow": "yellow (Dijkstra, bound + exact search)",
               "representatives": "green / blue DP", "coverage": "red coverage",
               "score": "score"}
 RUNS = 3
-TARGET_RATIO = 3.0
+TARGET_RATIO = 1.5  # issue #18: analyze <= 1.5 x the bare BFS on open areas, corridors, serpentine
 # name -> (track source, target ratio to the bare BFS or None when the issue sets none)
-LARGE = {"open 200×200": (open_area, TARGET_RATIO), "corridor 1000×5": (corridor, None)}
+LARGE = {"open 200×200": (open_area, TARGET_RATIO),
+         "corridor 1000×5": (corridor, TARGET_RATIO),
+         "corridor 5000×5": (lambda: corridor(5000, 5), TARGET_RATIO),
+         "serpentine 30 plies of 205×5": (serpentine, TARGET_RATIO)}
 
 
 def _timed(fn):  # type: ignore[no-untyped-def]
@@ -140,7 +143,7 @@ def section() -> str:
         "",
         *yellow_rows,
         "",
-        "### Large tracks: full pipeline vs bare BFS (issue #3)",
+        "### Large tracks: full pipeline vs bare BFS (issues #3, #18)",
         "",
         f"The generated tracks of `benchmarks/generate.py`, in this process: {RUNS} "
         "alternating runs of the bare BFS (`layered_bfs(track, \"exact\")`, no bound) and "
@@ -157,11 +160,15 @@ def section() -> str:
         "rerun here: `shortest_trajectory(..., prune=False)` settles 13,175,880 states in "
         "82-102 s, against 254 s with the former dict-based id map); the bounded BFS "
         "explores only the states the envelope bound keeps (the bare BFS explores them all); "
-        "red coverage packs each DAG move into one int64 key. On the corridor the bound "
-        "search gives up (its budget is 16 settled states per drivable cell: every speed "
-        "profile along the corridor is equally short, so the bound would keep them all), and "
-        "yellow is limited by its number of rounds, one per unit of length (the batch window "
-        "is 1, the shortest move), against the 45 layers of the BFS.",
+        "red coverage packs each DAG move into one int64 key. On the corridors yellow settles "
+        "few states (the tie cut of `oracle/yellow_bound.py` leaves unexpanded the straight "
+        "trajectories that can only lose the tie-break on moves) but runs one round per unit "
+        "of length (the batch window is 1, the shortest move), against the 45 or 100 layers "
+        "of the BFS: its per-round numpy overhead is what is left over the target. On the "
+        "serpentine the bounding search gives up (its budget is 16 settled states per "
+        "drivable cell; the straight-line bound to F is weak on a winding track) and the "
+        "exact search settles every state, 2.7 million in 5,929 rounds: the gap to issue "
+        "#18's target is there.",
         "",
     ])
 
