@@ -317,6 +317,7 @@ def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
     dst_keys = nxt[dst]
     cand = _predecessor_keys(codec, _layer_states(codec, dst_keys, t + 1, k, mode), k)
     cand = cand[visited.contains(cand)]  # most candidates are no state at all
+    cand.sort()  # sorted needles: numpy's binary searches then narrow from the last hit
     pos = np.searchsorted(layer, cand)
     pos[pos == len(layer)] = 0
     srcs = _index_set(pos[layer[pos] == cand], len(layer))
