@@ -36,8 +36,13 @@ Cell = tuple[int, int]
 def read_ascii(path: str | Path) -> tuple[str, ...]:
     """The rows of the map file `path` (one-line `TrackError` when unreadable)."""
     shown = str(path)
+    p = Path(path)
+    if p.exists() and not p.is_file():
+        raise TrackError(shown, "", "not a regular file: a map must be a file")
     try:
-        data = Path(path).read_bytes()[: MAX_BYTES + 1]
+        if p.stat().st_size > MAX_BYTES:
+            raise TrackError(shown, "", f"larger than {MAX_BYTES >> 20} MiB: not a map file")
+        data = p.read_bytes()
     except OSError as exc:
         raise TrackError(shown, "", f"cannot read file: {exc.strerror or exc}") from None
     if len(data) > MAX_BYTES:
@@ -176,7 +181,11 @@ def to_ascii(t: Track) -> str:
         for x, y in cells:
             grid[y][x] = ch
     text = "\n".join("".join(row) for row in grid) + "\n"
-    back = parse_track(ascii_to_toml(parse_rows(text), t.name), "<export>")
+    try:
+        back = parse_track(ascii_to_toml(parse_rows(text), t.name), "<export>")
+    except TrackError as exc:  # the rule reads other lines, and they make no valid track
+        raise refuse(f"its lines would read back as another, invalid track ({exc.message})"
+                     ) from None
     same = (back.ground, back.start, back.finish, back.car.position, back.car.direction,
             set(back.car.slots)) == (t.ground, t.start, t.finish, t.car.position,
                                      t.car.direction, set(t.car.slots))

@@ -55,6 +55,43 @@ def test_export_refuses_what_the_format_cannot_say(name: str, why: str) -> None:
         to_ascii(t)
 
 
+LEFTWARD = """\
+name = "leftward"
+[car]
+position = [%d, 1]
+direction = "-x"
+slots = [[%d, 2]]
+[start]
+x = %d
+y = [1, 2]
+dir = "-x"
+[finish]
+x = 1
+y = [1, 2]
+dir = "-x"
+[map]
+ground = \"\"\"
+%s
+%s
+%s
+%s
+\"\"\"
+"""
+
+
+def test_export_refuses_a_line_that_the_import_rule_would_read_as_another() -> None:
+    wall, inner = "#" * 10, "#" + "." * 8 + "#"
+    # the car on column 8 against the wall, driving left: the rule finds +x walled, so -x
+    ok = parse_track(LEFTWARD % (8, 8, 7, wall, inner, inner, wall))
+    assert isinstance(ok, Track)
+    assert to_ascii(ok).splitlines()[1] == "#F......S#"
+    # the same with a free column behind the car: the rule would read the line as +x
+    moved = parse_track(LEFTWARD % (7, 7, 6, wall, inner, inner, wall))
+    assert isinstance(moved, Track)
+    with pytest.raises(TrackError, match="would read back as another, invalid track"):
+        to_ascii(moved)
+
+
 @st.composite
 def maps(draw: st.DrawFn) -> str:
     """A walled rectangle crossed by an S column and, further on, an F column (both
@@ -97,6 +134,14 @@ def test_malformed_maps_are_one_line_errors_exit_2(tmp_path: Path, text: str, me
     assert main(["import", "ascii", str(f)]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and err.startswith("error: ")
+
+
+def test_a_missing_file_or_a_folder_is_one_line(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import", "ascii", str(tmp_path / "none.txt")]) == 2
+    assert "cannot read file" in capsys.readouterr().err
+    assert main(["import", "ascii", str(tmp_path)]) == 2
+    assert "not a regular file" in capsys.readouterr().err
 
 
 def test_the_cli_imports_and_exports_atomically(tmp_path: Path,
