@@ -90,6 +90,13 @@ def test_export_refuses_a_line_that_the_import_rule_would_read_as_another() -> N
     assert isinstance(moved, Track)
     with pytest.raises(TrackError, match="would read back as another, invalid track"):
         to_ascii(moved)
+    # the car on the second S cell in reading order: read back, it would be on the first
+    swapped = parse_track(LEFTWARD.replace("position = [%d, 1]", "position = [%d, 2]")
+                          .replace("slots = [[%d, 2]]", "slots = [[%d, 1]]")
+                          % (8, 8, 7, wall, inner, inner, wall))
+    assert isinstance(swapped, Track)
+    with pytest.raises(TrackError, match="car position would read back as another"):
+        to_ascii(swapped)
 
 
 @st.composite
