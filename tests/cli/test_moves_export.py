@@ -51,3 +51,14 @@ def test_an_unknown_suffix_is_refused_before_any_work(
     err = capsys.readouterr().err
     assert "unknown suffix '.tsv'" in err and ".jsonl for the moves as JSON Lines" in err
     assert not out.exists()
+
+
+def test_a_lattice_track_has_green_and_blue_rows_and_no_ascii_map(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    track, out = str(ROOT / "tracks" / "lattice" / "riddler.toml"), tmp_path / "m.jsonl"
+    assert main(["analyze", track, "-o", str(out)]) == 0
+    names = [json.loads(x)["trajectory"] for x in out.read_text().splitlines()]
+    assert names and set(names) == {"green", "blue"} and names == sorted(names, key=("green", "blue").index)
+    capsys.readouterr()
+    assert main(["export", "ascii", track]) == 2
+    assert "it is a lattice track" in capsys.readouterr().err
