@@ -102,7 +102,8 @@ def test_export_refuses_a_line_that_the_import_rule_would_read_as_another() -> N
 @st.composite
 def maps(draw: st.DrawFn) -> str:
     """A walled rectangle crossed by an S column and, further on, an F column (both
-    wall to wall, so both lines are cuts), with a few inner walls between them
+    wall to wall, so both lines are cuts), with a few inner walls between them, or the
+    same transposed (rows instead of columns)
     (never in the last inner row, which stays open: F is always reachable)."""
     w, h = draw(st.integers(7, 12)), draw(st.integers(4, 8))
     rows = [["#"] * w] + [["#"] + ["."] * (w - 2) + ["#"] for _ in range(h - 2)] + [["#"] * w]
@@ -113,6 +114,8 @@ def maps(draw: st.DrawFn) -> str:
     for _ in range(draw(st.integers(0, 3))):  # inner walls, off the cells beside the runs
         x, y = draw(st.integers(sx + 2, fx - 2)), draw(st.integers(1, h - 3))
         rows[y][x] = "#"
+    if draw(st.booleans()):  # transposed: S and F rows, lines y = k crossed +y
+        rows = [list(col) for col in zip(*rows, strict=True)]
     return "".join("".join(r) + "\n" for r in rows)
 
 
