@@ -51,7 +51,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                              "ramps, opening rules), reproducible by seed"),
     "studio": ("studio", "a local web page to draw a track, analyse, certify and save it"),
     "import": ("importer", "convert a track of another format (bekos: the XML of Bekos et "
-                           "al.'s RaceTrack) to a track file"),
+                           "al.'s RaceTrack; ascii: a #/./S/F map) to a track file"),
+    "export": ("exporter", "write a track file in another format (ascii: a #/./S/F map)"),
 }
 
 # Other spellings a subcommand answers to -> its name in `SUBCOMMANDS`.

@@ -12,7 +12,7 @@ from racecert.analysis.slots import SlotAnalysis, analyze_slots
 from racecert.analysis.svg import render_svg
 from racecert.cli.arguments import print_error
 from racecert.cli.common import format_table, progress_bar, yellow_progress_bar
-from racecert.cli.lattice_analyze import cmd_analyze_lattice
+from racecert.cli.lattice_analyze import MOVES_SUFFIXES, cmd_analyze_lattice, moves_text
 from racecert.cli.limits import add_limit_arguments, run_limits
 from racecert.cli.output import OutputError, check_output_file, write_text_atomic
 from racecert.cli.progress import progress
@@ -34,7 +34,8 @@ def register(a: argparse.ArgumentParser) -> None:
     a.add_argument("--json", action="store_true", help="print the JSON report on stdout")
     a.add_argument("-o", "--out", metavar="PATH", action="append", default=[],
                    help="also write PATH, chosen by its suffix: .json the JSON report, "
-                        ".svg the picture of the track and trajectories (repeatable)")
+                        ".svg the picture of the track and trajectories, .csv or .jsonl one "
+                        "row per move of yellow, green and blue (repeatable)")
     a.add_argument("--best-start", action="store_true",
                    help="lattice tracks: search from every start position at once (the "
                         "least m* and which starts give it)")
@@ -194,7 +195,8 @@ def run_analysis(track: Track, mode: str, budget: StateBudget | None = None) -> 
         steps.close()
 
 
-OUTPUT_KINDS = {".json": "the JSON report", ".svg": "the picture"}
+OUTPUT_KINDS = {".json": "the JSON report", ".svg": "the picture",
+                ".csv": "the moves as CSV", ".jsonl": "the moves as JSON Lines"}
 
 
 def output_paths(values: list[str]) -> list[tuple[Path, str]]:
@@ -232,7 +234,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             slots = analyze_slots(track, args.mode, configured=result, run=run)
             data["slots"] = [s.to_json() for s in slots]
         for path, suffix in outputs:
-            text = (json.dumps(data, indent=2) + "\n" if suffix == ".json"
+            text = (moves_text(result, suffix) if suffix in MOVES_SUFFIXES
+                    else json.dumps(data, indent=2) + "\n" if suffix == ".json"
                     else render_svg(result))
             write_text_atomic(path, text)
     if args.json:

@@ -1,4 +1,7 @@
-"""`racecert import bekos FILE.xml -o TRACK.toml`: other formats as racecert track files.
+"""`racecert import bekos|ascii FILE -o TRACK.toml`: other formats as racecert track files.
+
+ASCII maps (`#` `.` `S` `F`, as other Racetrack programs read them) become grid track
+files by the rule of `racecert.model.ascii_grid` (docs/track-format.md, "ASCII maps").
 
 The XML tracks of Bekos et al.'s RaceTrack game become lattice track files
 (`racecert.model.bekos_import`). The written file is parsed back and validated before
@@ -11,13 +14,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from racecert.cli.output import check_output_file, write_text_atomic
+from racecert.model.ascii_grid import ascii_to_toml, read_ascii
 from racecert.model.bekos_import import read_bekos, to_toml
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
 
-FORMATS = ("bekos",)
+FORMATS = ("bekos", "ascii")
 
 
 def register(i: argparse.ArgumentParser) -> None:
@@ -32,7 +37,10 @@ def register(i: argparse.ArgumentParser) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None
-    text = to_toml(read_bekos(args.file))
+    if args.format == "ascii":
+        text = ascii_to_toml(read_ascii(args.file), Path(args.file).stem, args.file)
+    else:
+        text = to_toml(read_bekos(args.file))
     try:
         parse_track(text.encode("utf-8"), str(out or "<stdout>"))
     except TrackError as exc:

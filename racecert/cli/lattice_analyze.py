@@ -76,6 +76,17 @@ def run_lattice(track: LatticeTrack, best_start: bool) -> LatticeAnalysis:
         bar.close()
 
 
+MOVES_SUFFIXES = (".csv", ".jsonl")
+
+
+def moves_text(result: object, suffix: str) -> str:
+    """The moves table (`racecert.cli.moves_table`) of `result` for a .csv or .jsonl path."""
+    from racecert.cli.moves_table import named_trajectories, to_csv, to_jsonl
+
+    named = named_trajectories(result)
+    return to_csv(named) if suffix == ".csv" else to_jsonl(named)
+
+
 def cmd_analyze_lattice(args: argparse.Namespace, track: LatticeTrack,
                         outputs: list[tuple[Path, str]]) -> int:
     """`racecert analyze` on a lattice track (outputs already checked)."""
@@ -85,7 +96,8 @@ def cmd_analyze_lattice(args: argparse.Namespace, track: LatticeTrack,
     result = run_lattice(track, args.best_start)  # LatticeLimitError: exit 4 (cli.main)
     data = result.to_json()
     for path, suffix in outputs:
-        text = (json.dumps(data, indent=2) + "\n" if suffix == ".json"
+        text = (moves_text(result, suffix) if suffix in MOVES_SUFFIXES
+                else json.dumps(data, indent=2) + "\n" if suffix == ".json"
                 else render_lattice_svg(result))
         write_text_atomic(path, text)
     if args.json:
