@@ -20,7 +20,9 @@ and exit status 4 (`EXIT_LIMIT`), never an out-of-memory kill or a traceback:
 - `--timeout S` is a wall-clock limit for the person waiting, counted from the start of
   the process (its start time in /proc/self/stat; where that cannot be read, from the
   moment this module was imported): the watchdog process sends its own signal
-  (`racecert.cli.watchdog`), whose handler raises `LimitInterrupt`, a KeyboardInterrupt,
+  (`racecert.cli.watchdog`, again every few hundredths of a second until the run ends),
+  whose handler raises `LimitInterrupt`, a KeyboardInterrupt, once, where it cannot be
+  lost (not while numba compiles a kernel: `racecert.cli.safe_points`),
   so that it stops the run the way Ctrl-C does (also inside a CP-SAT or SAT solve),
   whatever SIGINT's disposition (a run started with SIGINT ignored still stops). It is
   allowed beside the deterministic budgets because it never changes a figure: it only
@@ -56,6 +58,7 @@ except ImportError:  # not on Windows: no memory cap there
     resource = None  # type: ignore[assignment]
 
 from racecert.cli import watchdog as watchdog_script
+from racecert.cli.safe_points import interrupt_would_be_lost
 from racecert.model.budget import LimitReached, StateBudget
 
 IMPORTED = time.monotonic()
@@ -335,16 +338,24 @@ class Watchdog:
                  levels: list[list]) -> None:
         self.deadline, self.keep_free, self.levels = deadline, keep_free, levels
         self.fired: str | None = None
+        self._raised = False
         self._closing = False
         self._proc: subprocess.Popen[bytes] | None = None
         self._previous: dict[int, object] = {}
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
-        """Record the limit and stop the run; once the block has ended (a signal sent as
-        the work finished) nothing is raised: the work is done."""
-        if self.fired is None and not self._closing:
+        """Record the limit and stop the run, once; once the block has ended (a signal
+        sent as the work finished) nothing is raised: the work is done. Where the stop
+        would be lost (numba compiling a kernel: `racecert.cli.safe_points`) it waits for
+        the watchdog's next signal, which comes every `SLICE` seconds after a limit."""
+        if self._raised or self._closing:
+            return
+        if self.fired is None:
             self.fired = self.SIGNALS[signum]
-            raise LimitInterrupt
+        if interrupt_would_be_lost(frame):
+            return
+        self._raised = True
+        raise LimitInterrupt
 
     def __enter__(self) -> Watchdog:
         if threading.current_thread() is not threading.main_thread():

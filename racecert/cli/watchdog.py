@@ -10,8 +10,11 @@ from outside the run.
   sends `MEMORY_SIGNAL`, so that the run stops with one line before the kernel's
   out-of-memory killer ends it (or another process) with SIGKILL.
 
-It signals once, then exits; it exits too as soon as PARENT is gone (never signalling a
-process that merely reused the number). It is a process, not a thread, because a
+Once a limit is reached it sends that signal again every `SLICE` until PARENT is gone or
+ends the watch (it kills this process): the run's handler defers the stop while the
+interrupted code cannot take an exception (numba compiling or loading a kernel, where
+Python runs inside the compiler's native callbacks) and acts on a later signal. It exits
+as soon as PARENT is gone (never signalling a process that merely reused the number). It is a process, not a thread, because a
 native solve holding the interpreter lock would keep a thread from running; and its
 signals are its own, not SIGINT, so that a run started with SIGINT ignored (``nohup``,
 a background job of a shell without job control, ``trap "" INT``) still stops. The
@@ -85,16 +88,19 @@ def room(levels: list[list], meminfo_file: str = "/proc/meminfo") -> tuple[int |
 def watch(parent: int, spec: dict) -> None:
     """Watch `parent` as the module docstring says, until it is signalled or gone."""
     deadline, reserve, levels = spec.get("deadline"), spec.get("reserve"), spec["levels"]
+    fired: int | None = None
     while os.getppid() == parent:
         now = time.monotonic()
-        if deadline is not None and now >= deadline:
-            os.kill(parent, TIMEOUT_SIGNAL)
-            return
-        if reserve is not None:
+        if fired is None and deadline is not None and now >= deadline:
+            fired = TIMEOUT_SIGNAL
+        if fired is None and reserve is not None:
             left, _ = room(levels)
             if left is not None and left < reserve:
-                os.kill(parent, MEMORY_SIGNAL)
-                return
+                fired = MEMORY_SIGNAL
+        if fired is not None:
+            os.kill(parent, fired)
+            time.sleep(SLICE)
+            continue
         time.sleep(SLICE if deadline is None else min(SLICE, max(deadline - now, 0.0)))
 
 

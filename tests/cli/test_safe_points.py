@@ -1,0 +1,70 @@
+"""The limits' stop is never raised where it would be lost (`racecert.cli.safe_points`):
+inside numba's compiler, whose native callbacks drop exceptions, or a `__del__` method.
+Before this, a `--timeout` that fell while numba compiled a kernel (a fresh install) was
+printed as "Exception ignored" and the run went on to exit 0, or crashed."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from types import FrameType
+
+import numba
+import pytest
+
+from racecert.cli.limits import LimitInterrupt, Watchdog
+from racecert.cli.safe_points import interrupt_would_be_lost
+
+
+def frame_in(filename: str) -> FrameType:
+    """A frame (with this test's frames below it) of code that claims to be `filename`."""
+    space: dict[str, object] = {}
+    exec(compile("import sys\nframe = sys._getframe()", filename, "exec"), space)
+    frame = space["frame"]
+    assert isinstance(frame, FrameType)
+    return frame
+
+
+def test_ordinary_code_can_take_the_stop() -> None:
+    assert not interrupt_would_be_lost(sys._getframe())
+    assert not interrupt_would_be_lost(frame_in(os.path.join(os.getcwd(), "work.py")))
+    assert not interrupt_would_be_lost(None)
+
+
+def test_numbas_compiler_cannot() -> None:
+    folder = os.path.dirname(os.path.abspath(numba.__file__))
+    assert interrupt_would_be_lost(frame_in(os.path.join(folder, "core", "compiler.py")))
+
+
+def test_a_finalizer_below_on_the_stack_cannot() -> None:
+    seen: list[bool] = []
+
+    class Finalized:
+        def __del__(self) -> None:
+            seen.append(interrupt_would_be_lost(sys._getframe()))
+
+    Finalized()
+    assert seen == [True]
+
+
+def test_the_stop_waits_until_the_compiler_has_returned() -> None:
+    """The timeout falls while fragile code runs (a `__del__` here, as in llvmlite's
+    finalizers): nothing is raised there; the watchdog's next signal, once that code has
+    returned, stops the run."""
+    finished_inside: list[bool] = []
+
+    class Fragile:
+        def __del__(self) -> None:
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:
+                time.sleep(0.01)
+            finished_inside.append(True)
+
+    dog = Watchdog(time.monotonic() + 0.2, None, [])
+    with pytest.raises(LimitInterrupt), dog:
+        Fragile()
+        for _ in range(200):
+            time.sleep(0.05)
+    assert finished_inside == [True]
+    assert dog.fired == "timeout"
