@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from racecert.analysis.representatives import Extreme, RepresentativeDP, Representatives
+from racecert.model.budget import StateBudget
 from racecert.model.lattice_rules import LatticeLimitError, LatticeRules
 from racecert.model.lattice_track import LatticeTrack, Point
 from racecert.model.radicals import RadicalSum
@@ -180,18 +181,20 @@ def _bounded(progress: ProgressFn | None, max_states: int) -> ProgressFn:
 def analyze_lattice(track: LatticeTrack, best_start: bool = False,
                     progress: ProgressFn | None = None,
                     rules: LatticeRules | None = None,
-                    max_states: int | None = None) -> LatticeAnalysis:
+                    max_states: int | None = None,
+                    budget: StateBudget | None = None) -> LatticeAnalysis:
     """Run the lattice pipeline: m*, exact counts, the optimal starts, green and blue.
 
     The BFS stops with `LatticeLimitError` (one line; exit status 4 on the command line)
-    once it holds more than `max_states` states (default `MAX_STATES`), checked after
-    each layer.
+    once it holds more than `max_states` states (default `MAX_STATES`), and with
+    `StateLimitReached` past `budget` (`--max-states`, as on grid tracks), both checked
+    after each layer.
     """
     rules = rules or LatticeRules(track)
     t0 = time.perf_counter()
     initial = rules.start_states() if best_start else [rules.initial_state()]
     bfs = layered_bfs(track, "exact", rules=rules, initial=initial,  # type: ignore[arg-type]
-                      progress=_bounded(progress, max_states or MAX_STATES))
+                      progress=_bounded(progress, max_states or MAX_STATES), budget=budget)
     timings = {"bfs": time.perf_counter() - t0}
     if not bfs.reachable or bfs.dag is None or bfs.m_star is None:
         return LatticeAnalysis(track, best_start, bfs, seconds=time.perf_counter() - t0,

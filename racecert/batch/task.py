@@ -32,10 +32,14 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 
+from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
 from racecert.analysis.pipeline import Analysis, analyze
 from racecert.certification.certificate import Certificate, certify
+from racecert.certification.lattice_certificate import LatticeCertificate, certify_lattice
+from racecert.certification.lattice_checks import LatticeLimits
 from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
+from racecert.model.lattice_track import LatticeTrack, is_lattice
 from racecert.model.parse import parse_track
 
 BatchMode = Literal["exact", "editor", "certify"]
@@ -99,13 +103,16 @@ def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _figures(a: Analysis) -> dict[str, Any]:
+def _figures(a: Analysis | LatticeAnalysis) -> dict[str, Any]:
+    """The database row's figures; a lattice analysis has no kind and no score (its
+    profile defines neither: docs/report.md, "Lattice tracks")."""
     b = a.bfs
+    grid = isinstance(a, Analysis)
     return {
         "m_star": b.m_star if b.reachable else None,
         "optimal_count": str(b.optimal_count),
-        "kind": a.kind,
-        "score": None if a.score is None else float(a.score.total),
+        "kind": a.kind if grid else None,
+        "score": None if not grid or a.score is None else float(a.score.total),
         "reachable": b.reachable,
         "states_explored": b.states_explored,
         "width": a.track.width,
@@ -114,11 +121,11 @@ def _figures(a: Analysis) -> dict[str, Any]:
     }
 
 
-def _analysis_outcome(a: Analysis) -> dict[str, Any]:
+def _analysis_outcome(a: Analysis | LatticeAnalysis) -> dict[str, Any]:
     return {**_figures(a), "status": "ok", "json": json.dumps(a.to_json())}
 
 
-def _certificate_outcome(c: Certificate) -> dict[str, Any]:
+def _certificate_outcome(c: Certificate | LatticeCertificate) -> dict[str, Any]:
     data = {"analysis": c.analysis.to_json(), "certificate": c.to_json()}
     return {**_figures(c.analysis), "status": c.status,
             "verdicts": tuple((f.name, f.verdict) for f in c.figures),
@@ -130,11 +137,26 @@ def _run(job: TrackJob) -> dict[str, Any]:
         raise RuntimeError("the job's bytes do not match its SHA-256")
     track = parse_track(job.data, job.path)
     budget = StateBudget(job.max_states, "--max-states")
+    if is_lattice(track):
+        return _run_lattice(track, job, budget)  # type: ignore[arg-type]
     if job.mode == "certify":
         cert = certify(track, budget=budget, cpsat_budget=job.cpsat_budget,
                        count_limit=job.count_limit)
         return _certificate_outcome(cert)
     return _analysis_outcome(analyze(track, job.mode, budget=budget))
+
+
+def _run_lattice(track: LatticeTrack, job: TrackJob, budget: StateBudget) -> dict[str, Any]:
+    """A lattice track: its profile's analysis or certificate (exact key only: the lattice
+    rules have no opening phase, so `editor` is refused as bad input, as `racecert
+    analyze --mode editor` refuses it)."""
+    if job.mode == "editor":
+        raise TrackError(job.path, "rules", "a lattice track has only the exact key; run "
+                         "the batch with --mode exact or certify")
+    if job.mode == "certify":
+        return _certificate_outcome(certify_lattice(
+            track, budget=budget, limits=LatticeLimits(cpsat_budget=job.cpsat_budget)))
+    return _analysis_outcome(analyze_lattice(track, budget=budget))
 
 
 def run_job(job: TrackJob) -> TrackOutcome:

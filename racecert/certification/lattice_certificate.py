@@ -33,6 +33,7 @@ from racecert.certification.lattice_checks import (
     check_search,
     oracle_starts,
 )
+from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import LatticeTrack
 
 LatticeCheck = Callable[[LatticeTrack, LatticeAnalysis, LatticeLimits], list[CheckResult]]
@@ -158,14 +159,16 @@ class LatticeCertificate:
 
 def certify_lattice(track: LatticeTrack, *, best_start: bool = False,
                     step: StepFn | None = None, limits: LatticeLimits | None = None,
-                    checks: tuple[tuple[str, LatticeCheck], ...] = CHECKS
-                    ) -> LatticeCertificate:
-    """Run the lattice analysis and every check; `step(label)` before each."""
+                    checks: tuple[tuple[str, LatticeCheck], ...] = CHECKS,
+                    budget: StateBudget | None = None) -> LatticeCertificate:
+    """Run the lattice analysis and every check; `step(label)` before each. `budget`
+    (`--max-states`) bounds the oracle's search, as on grid tracks (`StateLimitReached`);
+    the independent checks keep their own bounds (`LatticeLimits`)."""
     t0 = time.perf_counter()
     lim = limits or LatticeLimits()
     if step:
         step("lattice analysis (the oracle's figures)")
-    analysis = analyze_lattice(track, best_start)
+    analysis = analyze_lattice(track, best_start, budget=budget)
     results: list[CheckResult] = []
     for label, check in checks:
         if step:

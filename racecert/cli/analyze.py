@@ -220,7 +220,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
         track = load_track(args.track)
         if is_lattice(track):
-            return cmd_analyze_lattice(args, track, outputs)  # type: ignore[arg-type]
+            return cmd_analyze_lattice(args, track, outputs, limits.budget)  # type: ignore[arg-type]
         if args.best_start:
             return print_error("--best-start: a grid track has one car; use --all-slots")
 

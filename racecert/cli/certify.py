@@ -226,7 +226,8 @@ def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None,
             if lattice:
                 return certify_lattice(track, best_start=args.best_start,  # type: ignore
                                        step=display.step,
-                                       limits=LatticeLimits(cpsat_budget=args.cpsat_budget))
+                                       limits=LatticeLimits(cpsat_budget=args.cpsat_budget),
+                                       budget=budget)
             return certify(track, step=display.step, progress=display.bfs, work=display.work,
                            cpsat_budget=args.cpsat_budget, count_limit=args.count_limit,
                            out_dir=out_dir, budget=budget)

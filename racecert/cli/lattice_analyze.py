@@ -18,6 +18,7 @@ from racecert.analysis.lattice_svg import render_lattice_svg
 from racecert.cli.arguments import print_error
 from racecert.cli.common import format_table, progress_bar
 from racecert.cli.output import write_text_atomic
+from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import LatticeTrack
 
 
@@ -67,11 +68,13 @@ def human_report(a: LatticeAnalysis) -> str:
     return format_table(rows)
 
 
-def run_lattice(track: LatticeTrack, best_start: bool) -> LatticeAnalysis:
-    """The lattice analysis with BFS progress on stderr (runs longer than ~2 s only)."""
+def run_lattice(track: LatticeTrack, best_start: bool,
+                budget: StateBudget | None = None) -> LatticeAnalysis:
+    """The lattice analysis with BFS progress on stderr (runs longer than ~2 s only),
+    bounded by `budget` (`--max-states`)."""
     bar, update = progress_bar("BFS")
     try:
-        return analyze_lattice(track, best_start, progress=update)
+        return analyze_lattice(track, best_start, progress=update, budget=budget)
     finally:
         bar.close()
 
@@ -88,12 +91,14 @@ def moves_text(result: object, suffix: str) -> str:
 
 
 def cmd_analyze_lattice(args: argparse.Namespace, track: LatticeTrack,
-                        outputs: list[tuple[Path, str]]) -> int:
-    """`racecert analyze` on a lattice track (outputs already checked)."""
+                        outputs: list[tuple[Path, str]],
+                        budget: StateBudget | None = None) -> int:
+    """`racecert analyze` on a lattice track (outputs already checked; within the limits
+    of `racecert.cli.limits.run_limits`, `budget` its `--max-states`)."""
     refused = refused_option(args)
     if refused is not None:
         return print_error(refused)
-    result = run_lattice(track, args.best_start)  # LatticeLimitError: exit 4 (cli.main)
+    result = run_lattice(track, args.best_start, budget)  # LatticeLimitError: exit 4 (cli.main)
     data = result.to_json()
     for path, suffix in outputs:
         text = (moves_text(result, suffix) if suffix in MOVES_SUFFIXES

@@ -14,12 +14,12 @@ Once a limit is reached it sends that signal again every `SLICE` until PARENT is
 ends the watch (it kills this process): the run's handler defers the stop while the
 interrupted code cannot take an exception (numba compiling or loading a kernel, where
 Python runs inside the compiler's native callbacks) and acts on a later signal. It exits
-as soon as PARENT is gone (never signalling a process that merely reused the number). It is a process, not a thread, because a
-native solve holding the interpreter lock would keep a thread from running; and its
-signals are its own, not SIGINT, so that a run started with SIGINT ignored (``nohup``,
-a background job of a shell without job control, ``trap "" INT``) still stops. The
-handlers that turn the signals into the run's one-line limit are installed by
-`racecert.cli.limits.run_limits`.
+as soon as PARENT is gone (never signalling a process that merely reused the number). It
+is a process, not a thread, because a native solve holding the interpreter lock would
+keep a thread from running; and its signals are its own, not SIGINT, so that a run
+started with SIGINT ignored (``nohup``, a background job of a shell without job control,
+``trap "" INT``) still stops. The handlers that turn the signals into the run's one-line
+limit are installed by `racecert.cli.limits.run_limits`.
 
 This file imports only the standard library, so that the process starts in a few
 milliseconds; `racecert.cli.limits` imports `room` from it, so that the run and the

@@ -25,7 +25,7 @@ from racecert.batch.runner import (
     run_batch,
 )
 from racecert.batch.store import COLUMN_NAMES, ResultStore, StoreError
-from racecert.batch.task import TrackJob, run_job
+from racecert.batch.task import TrackJob, racecert_version, run_job
 from racecert.certification.certificate import certify
 from racecert.model.errors import TrackError
 from racecert.model.parse import load_track
@@ -165,6 +165,40 @@ def test_certify_fills_status_and_verdicts(tmp_path: Path) -> None:
         data = json.loads(stored[row.track])
         assert data["certificate"]["status"] == cert.status
         assert data["analysis"]["m_star"] == row.m_star == cert.analysis.bfs.m_star
+
+
+RIDDLER = Path(__file__).resolve().parents[2] / "tracks" / "lattice" / "riddler.toml"
+
+
+def lattice_job(mode: str, max_states: int = 20_000_000) -> TrackJob:
+    data = RIDDLER.read_bytes()
+    return TrackJob(str(RIDDLER), hashlib.sha256(data).hexdigest(), data, mode,  # type: ignore[arg-type]
+                    racecert_version(), max_states)
+
+
+@pytest.mark.parametrize("mode", ["exact", "certify"])
+def test_a_lattice_track_runs_on_its_own_profile(mode: str) -> None:
+    """The README's batch over tracks/ includes the lattice riddler: it is analysed (or
+    certified) by the lattice pipeline, not refused with an internal TypeError."""
+    out = run_job(lattice_job(mode))
+    assert out.error is None, out.error
+    assert out.status == ("ok" if mode == "exact" else "certified")
+    assert (out.m_star, out.optimal_count, out.states_explored) == (12, "322", 8153)
+    assert out.kind is None and out.score is None  # the lattice profile has neither
+    data = json.loads(out.json or "")
+    assert (data if mode == "exact" else data["analysis"])["rules"] == "lattice"
+    if mode == "certify":
+        assert dict(out.verdicts)["optimal_count"] == "agree"
+
+
+def test_a_lattice_track_keeps_the_state_limit_and_refuses_the_editor_key() -> None:
+    low = run_job(lattice_job("exact", max_states=1))
+    assert (low.status, low.error_kind) == ("error", "limit")
+    assert low.error == ("state limit reached: the BFS stored 9 states at depth 1 "
+                         "(--max-states 1)")
+    editor = run_job(lattice_job("editor"))
+    assert (editor.status, editor.error_kind) == ("error", "input")
+    assert "only the exact key" in (editor.error or "")
 
 
 def test_store_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> None:

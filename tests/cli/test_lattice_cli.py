@@ -118,3 +118,28 @@ def test_certify_riddler(tmp_path: Path, capsys) -> None:
     data = json.loads(out.read_text())
     assert data["rules"] == "lattice" and data["status"] == "certified"
     assert data["figures"]["m_star"]["value"] == 12
+
+
+@pytest.mark.parametrize("command", ["analyze", "certify"])
+def test_max_states_bounds_a_lattice_track(command: str, tmp_path: Path, capsys) -> None:
+    """--max-states applies to lattice tracks as to grid tracks: the riddler's BFS holds 9
+    states after one move, so a budget of 1 stops it with exit 4 and one line, and no
+    output is written (it used to explore all 8,153 states and exit 0)."""
+    out = tmp_path / "out.json"
+    assert main([command, RIDDLER, "--max-states", "1", "-o", str(out)]) == 4
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines()[-1] == (
+        "error: state limit reached: the BFS stored 9 states at depth 1 (--max-states 1)")
+    assert not out.exists()
+
+
+def test_a_budget_the_lattice_search_fits_in_changes_nothing(capsys) -> None:
+    assert main(["analyze", RIDDLER, "--json"]) == 0
+    free = json.loads(capsys.readouterr().out)
+    assert main(["analyze", RIDDLER, "--json", "--max-states", "8153"]) == 0
+    bounded = json.loads(capsys.readouterr().out)
+    for data in (free, bounded):
+        data.pop("seconds", None)
+        data.pop("timings", None)
+    assert bounded == free
