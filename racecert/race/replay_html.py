@@ -2,9 +2,12 @@
 
 Everything is inline (the track as SVG, the race as JSON, a small script, the
 styles); the page loads nothing from the network. Each step is one car's turn:
-the cars stand where they stood after it, the trails grow, crosses mark blocked
-moves, finished cars are drawn faded (they have left the track), and the events of
-the step and the final standings are listed below.
+the cars stand where they stood after it over the track and its cell grid, each
+car's current lap is drawn strong and its earlier laps faded (or hidden: the
+"earlier laps" choice), crosses mark blocked moves, finished cars are drawn faded
+(they have left the track), and below are the events so far and the standings as
+they stand at that step: the cars that have finished, in finishing order, the
+others as racing; the final table after the last step (`standings_at`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ from xml.sax.saxutils import escape
 
 from racecert.analysis.svg import CELL, MIN_WIDTH, TOP, line_markers, track_elements
 from racecert.race.engine import RaceResult
-from racecert.race.replay import car_color, timeline
+from racecert.race.replay import (
+    LIVE_HEADER,
+    RACING,
+    car_color,
+    finish_steps,
+    grid_lines,
+    timeline,
+)
 from racecert.race.standings import HEADER, standings_rows, standings_text
 
 STYLE = """
@@ -24,9 +34,13 @@ body { font-family: sans-serif; margin: 16px; color: #111; }
 #controls button { min-width: 2.6em; }
 #slider { width: 320px; }
 #now { font-family: monospace; margin: 6px 0; min-height: 1.3em; }
+#legend { list-style: none; padding: 0; margin: 6px 0; display: flex; gap: 14px;
+          flex-wrap: wrap; font-size: 13px; }
 table { border-collapse: collapse; font-size: 13px; margin-top: 10px; }
 th, td { border: 1px solid #bbb; padding: 2px 8px; text-align: left; }
-.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 5px; }
+tr.racing td { color: #777; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 5px;
+          border: 1px solid #000; vertical-align: middle; }
 #log { font-family: monospace; font-size: 12px; max-height: 16em; overflow-y: auto;
        border: 1px solid #ddd; padding: 4px 8px; white-space: pre-wrap; }
 """
@@ -50,7 +64,7 @@ SCRIPT = """
     if (s.before[0] === s.after[0] && s.before[1] === s.after[1]) return null;
     const [x1, y1] = center(s.before), [x2, y2] = center(s.after);
     return make("line", {x1, y1, x2, y2, stroke: data.cars[s.car].color,
-                         "stroke-width": 2.4, "stroke-linecap": "round"}, layer("trails"));
+                         "stroke-linecap": "round"}, layer("trails"));
   });
   const marks = [];
   steps.forEach((s, k) => s.events.forEach((e) => {
@@ -70,9 +84,58 @@ SCRIPT = """
   const slider = layer("slider");
   slider.max = steps.length;
   let k = 0, timer = null;
+  // a trail or mark of step j: shown strong in its car's current lap, else per "earlier"
+  function showStep(el, j, lap, width) {
+    const s = steps[j];
+    if (j >= k) { el.style.display = "none"; return; }
+    const current = s.lap === lap[s.car];
+    el.style.display = current || layer("earlier").value !== "hidden" ? "" : "none";
+    el.setAttribute("opacity", current ? 1 : 0.22);
+    if (width) el.setAttribute("stroke-width", current ? width : width * 0.6);
+  }
+  function cell(row, text, tag) {
+    const td = document.createElement(tag || "td");
+    td.textContent = text;
+    row.appendChild(td);
+    return td;
+  }
+  function standings() {
+    const final = k >= steps.length;
+    const header = final ? data.final.header : data.live_header;
+    let rows;
+    if (final) rows = data.final.rows.map((r) => ({car: Number(r[1]), cells: r,
+                                                    state: "final"}));
+    else {
+      const done = data.finishers.filter((f) => f.step < k);
+      const seen = new Set(done.map((f) => f.car));
+      rows = done.map((f, n) => ({car: f.car, state: "finished", cells:
+        [String(n + 1), String(f.car), data.cars[f.car].driver, String(f.moves)]}));
+      data.cars.forEach((c, i) => { if (!seen.has(i)) rows.push({car: i, state: "racing",
+        cells: [data.racing, String(i), c.driver, ""]}); });
+    }
+    const head = document.createElement("tr");
+    ["", ...header].forEach((h) => cell(head, h, "th"));
+    layer("standings-head").replaceChildren(head);
+    layer("standings-body").replaceChildren(...rows.map((r) => {
+      const tr = document.createElement("tr");
+      tr.className = r.state;
+      tr.setAttribute("data-car", r.car);
+      const sw = document.createElement("span");
+      sw.className = "swatch";
+      sw.style.background = data.cars[r.car].color;
+      cell(tr, "").appendChild(sw);
+      r.cells.forEach((c) => cell(tr, c));
+      return tr;
+    }));
+    layer("standings-title").textContent = final ? "Final standings" :
+      `Standings after step ${k} of ${steps.length}`;
+  }
   function render() {
-    const pos = data.cars.map((c) => c.start);
-    for (let j = 0; j < k; j++) pos[steps[j].car] = steps[j].after;
+    const pos = data.cars.map((c) => c.start), lap = data.cars.map(() => 0);
+    for (let j = 0; j < k; j++) {
+      pos[steps[j].car] = steps[j].after;
+      lap[steps[j].car] = steps[j].lap;
+    }
     cars.forEach((el, i) => {
       const [cx, cy] = center(pos[i]);
       el.setAttribute("cx", cx);
@@ -80,17 +143,20 @@ SCRIPT = """
       const gone = data.cars[i].finish_step !== null && data.cars[i].finish_step < k;
       el.setAttribute("opacity", gone ? 0.3 : 1);
     });
-    trails.forEach((el, j) => { if (el) el.style.display = j < k ? "" : "none"; });
-    marks.forEach(([j, el]) => { el.style.display = j < k ? "" : "none"; });
+    trails.forEach((el, j) => { if (el) showStep(el, j, lap, 2.6); });
+    marks.forEach(([j, el]) => showStep(el, j, lap, 0));
     slider.value = k;
     const s = steps[k - 1];
     layer("now").textContent = k === 0 ? `start (step 0 of ${steps.length})` :
       `step ${k} of ${steps.length}: turn ${s.turn}, car ${s.car} ` +
-      `(${data.cars[s.car].driver}) ${s.before[0]},${s.before[1]} -> ${s.after[0]},${s.after[1]}`;
+      `(${data.cars[s.car].driver}) lap ${s.lap + 1} of ${data.laps} ` +
+      `${s.before[0]},${s.before[1]} -> ${s.after[0]},${s.after[1]}`;
     const lines = [];
     for (let j = 0; j < k; j++) steps[j].events.forEach((e) => lines.push(
       `turn ${steps[j].turn} car ${steps[j].car}: ${e.kind}: ${e.detail}`));
     layer("log").textContent = lines.slice(-40).join("\\n") || "(no events yet)";
+    standings();
+    document.body.setAttribute("data-step", k);
   }
   function go(n) { k = Math.max(0, Math.min(steps.length, n)); render(); }
   function stop() {
@@ -112,26 +178,28 @@ SCRIPT = """
   layer("last").onclick = () => { stop(); go(steps.length); };
   slider.oninput = () => { stop(); go(Number(slider.value)); };
   layer("speed").onchange = () => { if (timer) { stop(); play(); } };
+  layer("earlier").onchange = () => render();
   go(0);
 })();
 """
 
 
 def replay_data(result: RaceResult) -> dict[str, Any]:
-    """The data the page's script replays: cars, steps, layout."""
+    """The data the page's script replays: cars, steps (with each move's lap), layout,
+    who finishes on which step, and the final standings (shown after the last step)."""
     steps = timeline(result)
-    cars = []
-    for i, c in enumerate(result.cars):
-        finish = None
-        if c.finished:
-            finish = next(k for k, s in enumerate(steps) if s.car == i and s.turn == c.finish_turn)
-        cars.append({"driver": c.driver, "color": car_color(i), "start": list(c.trajectory[0]),
-                     "finish_step": finish})
+    finish = finish_steps(result, steps)
+    cars = [{"driver": c.driver, "color": car_color(i), "start": list(c.trajectory[0]),
+             "finish_step": finish.get(i)} for i, c in enumerate(result.cars)]
+    finishers = [{"car": car, "step": finish[car], "moves": result.cars[car].moves}
+                 for car in sorted(finish, key=finish.__getitem__)]
     return {
-        "cell": CELL, "top": TOP, "cars": cars,
-        "steps": [{"car": s.car, "turn": s.turn, "before": list(s.before),
+        "cell": CELL, "top": TOP, "laps": result.laps, "cars": cars,
+        "steps": [{"car": s.car, "turn": s.turn, "lap": s.lap, "before": list(s.before),
                    "after": list(s.after), "events": [e.to_json() for e in s.events]}
                   for s in steps],
+        "finishers": finishers, "racing": RACING, "live_header": list(LIVE_HEADER),
+        "final": {"header": list(HEADER), "rows": [list(r) for r in standings_rows(result)]},
     }
 
 
@@ -140,14 +208,12 @@ def _json_for_script(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def _standings_table(result: RaceResult) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in ("", *HEADER))
-    body = []
-    for r in standings_rows(result):
-        swatch = f'<span class="swatch" style="background:{car_color(int(r[1]))}"></span>'
-        body.append("<tr><td>" + swatch + "</td>"
-                    + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+def _legend(result: RaceResult) -> str:
+    """One swatch per car: its colour, index and driver."""
+    items = "".join(f'<li data-car="{i}"><span class="swatch" style="background:'
+                    f'{car_color(i)}"></span> car {i} {escape(c.driver)}</li>'
+                    for i, c in enumerate(result.cars))
+    return f'<ul id="legend">{items}</ul>'
 
 
 def render_replay_html(result: RaceResult) -> str:
@@ -162,7 +228,7 @@ def render_replay_html(result: RaceResult) -> str:
         f'viewBox="0 0 {w} {h}" font-family="sans-serif">',
         "<defs>", *line_markers(), "</defs>",
         f'<rect width="{w}" height="{h}" fill="#ffffff"/>',
-        *track_elements(t),
+        *track_elements(t), *grid_lines(t),
         '<g id="trails"></g>', '<g id="marks"></g>', '<g id="cars"></g>',
         "</svg>"])
     return "\n".join([
@@ -171,18 +237,23 @@ def render_replay_html(result: RaceResult) -> str:
         f"<title>{escape(title)}</title>",
         f"<style>{STYLE}</style></head><body>",
         f"<h2>{escape(title)}</h2>",
-        f"<p>{escape(summary)}. One step is one car's turn; crosses mark blocked moves; "
-        "faded cars have finished.</p>",
+        f"<p>{escape(summary)}. One step is one car's turn; each car's current lap is "
+        "drawn strong, its earlier laps faded; crosses mark blocked moves; faded cars "
+        "have finished.</p>",
         '<div id="controls"><button id="first">|&lt;</button><button id="prev">&lt;</button>'
         '<button id="play">play</button><button id="next">&gt;</button>'
         '<button id="last">&gt;|</button><input id="slider" type="range" min="0" value="0">'
         '<label>speed <select id="speed"><option value="600">slow</option>'
         '<option value="250" selected>normal</option><option value="80">fast</option>'
+        '</select></label><label>earlier laps <select id="earlier">'
+        '<option value="faded" selected>faded</option><option value="hidden">hidden</option>'
         "</select></label></div>",
         '<div id="now"></div>',
+        _legend(result),
         svg,
-        "<h3>Standings</h3>",
-        _standings_table(result),
+        '<h3 id="standings-title">Standings</h3>',
+        '<table id="standings"><thead id="standings-head"></thead>'
+        '<tbody id="standings-body"></tbody></table>',
         "<h3>Events so far</h3>",
         '<div id="log"></div>',
         f'<script type="application/json" id="race-data">{_json_for_script(replay_data(result))}'

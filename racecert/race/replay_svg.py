@@ -1,10 +1,12 @@
-"""The race as an animated SVG: the track, every car stepping turn by turn, its trail
-growing, blocked moves marked with a cross, and the final standings below.
+"""The race as an animated SVG: the track and its cell grid, every car stepping turn by
+turn, its trail growing (a lap's trail fades once the car starts its next lap), blocked
+moves marked with a cross, and the final standings below.
 
 The animation is SMIL (`<animate>`, discrete steps, looping), which browsers play
 without any script. Without animation support the picture shows the race's end:
-the static attributes are the final positions and complete trails. A car that has
-finished is drawn faded: it has left the track and blocks no one.
+the static attributes are the final positions and complete trails (earlier laps
+faded). A car that has finished is drawn faded: it has left the track and blocks no
+one.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from xml.sax.saxutils import escape
 
 from racecert.analysis.svg import CELL, MIN_WIDTH, TOP, line_markers, track_elements
 from racecert.race.engine import RaceResult
-from racecert.race.replay import Step, car_color, timeline
+from racecert.race.replay import Step, car_color, grid_lines, timeline
 from racecert.race.standings import HEADER, standings_rows
 
 STEP_SECONDS = 0.2  # one car-turn
 HOLD_STEPS = 15  # the last frame stays this many steps before the loop restarts
+FADED = 0.22  # opacity of a trail once its car drives its next lap
 ROW_H = 16
 
 
@@ -25,11 +28,24 @@ def _center(p: tuple[int, int]) -> tuple[float, float]:
     return p[0] * CELL + CELL / 2, TOP + p[1] * CELL + CELL / 2
 
 
-def _appear(k: int, total: int) -> str:
-    """A looping animation that keeps an element hidden until step k, then shows it."""
-    return (f'<animate attributeName="opacity" calcMode="discrete" values="0;1" '
-            f'keyTimes="0;{k / total:.6f}" dur="{total * STEP_SECONDS:.2f}s" '
+def _appear(k: int, total: int, fade: int | None = None) -> str:
+    """A looping animation that keeps an element hidden until step k, then shows it
+    (faded from step `fade` on, when given)."""
+    values, keys = "0;1", f"0;{k / total:.6f}"
+    if fade is not None:
+        values, keys = f"{values};{FADED}", f"{keys};{fade / total:.6f}"
+    return (f'<animate attributeName="opacity" calcMode="discrete" values="{values}" '
+            f'keyTimes="{keys}" dur="{total * STEP_SECONDS:.2f}s" '
             f'repeatCount="indefinite"/>')
+
+
+def _next_lap_starts(steps: tuple[Step, ...]) -> dict[tuple[int, int], int]:
+    """(car, lap) -> the step (1-based) of the car's first move in its next lap."""
+    out: dict[tuple[int, int], int] = {}
+    for k, s in enumerate(steps, start=1):
+        if s.lap > 0:
+            out.setdefault((s.car, s.lap - 1), k)
+    return out
 
 
 def _car_motion(steps: tuple[Step, ...], car: int, start: tuple[int, int], total: int
@@ -53,13 +69,16 @@ def _car_motion(steps: tuple[Step, ...], car: int, start: tuple[int, int], total
 
 def _trails(steps: tuple[Step, ...], total: int) -> list[str]:
     out = []
+    fades = _next_lap_starts(steps)
     for k, s in enumerate(steps, start=1):
         if s.after == s.before:
             continue
         (x1, y1), (x2, y2) = _center(s.before), _center(s.after)
+        fade = fades.get((s.car, s.lap))
+        opacity = "" if fade is None else f' opacity="{FADED}"'
         out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-                   f'stroke="{car_color(s.car)}" stroke-width="2.4" stroke-linecap="round">'
-                   f'{_appear(k, total)}</line>')
+                   f'stroke="{car_color(s.car)}" stroke-width="2.4" stroke-linecap="round"'
+                   f'{opacity}>{_appear(k, total, fade)}</line>')
     return out
 
 
@@ -118,6 +137,7 @@ def render_replay_svg(result: RaceResult) -> str:
         f'<text x="6" y="42" font-size="12">{escape(sub)}</text>',
         f'<text x="6" y="58" font-size="12">{escape(drivers)}</text>',
         *track_elements(t),
+        *grid_lines(t),
         *_trails(steps, total),
         *_blocked_marks(steps, total),
     ]
