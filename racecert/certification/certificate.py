@@ -69,7 +69,24 @@ TIMING_NOTE = ("wall seconds: machine-dependent, the only part of the certificat
 
 @dataclass(frozen=True)
 class FigureVerdict:
-    """One figure: the oracle's value, the verdict over its checks, and the checks."""
+    """One figure: the oracle's value, the verdict over its checks, and the checks.
+
+    Attributes
+    ----------
+    name : str
+        The figure, as `analyze --json` names it ("m_star", "optimal_count", ...;
+        `racecert.certification.figures.FIGURES` lists them in report order).
+    value : int, str, bool or None
+        The oracle's value: an int for small figures (m*), a decimal string for counts,
+        an exact string for lengths (a sum of square roots, in cell widths) and
+        fractions ("p/q"); None where the figure does not exist.
+    verdict : {"agree", "disagree", "timeout", "skipped", "unchecked", "not-applicable"}
+        The verdict over its checks (module docstring); only "agree" confirms it.
+    reason : str
+        Why, in one line (for timeout and skipped: the budget and what was measured).
+    checks : tuple of CheckResult
+        The independent checks that address this figure.
+    """
 
     name: str
     value: Value
