@@ -3,8 +3,9 @@
 
 The table holds what a reader looks for first: m*, the exact number of optimal
 trajectories, the yellow, green and blue lengths (exact sums of square roots, in cell
-widths, with a float beside them for reading only), continuity into another lap, red
-coverage and the design score. The full report is `Analysis.to_json()` or
+widths; the note gives a float for reading only), continuity into another lap, red
+coverage and the design score; a figure that does not exist (the finish unreachable)
+is left out. The full report is `Analysis.to_json()` or
 `racecert analyze`. Every piece of text is escaped (`html.escape`): a track's name or a
 figure can never inject markup into the notebook. Only inline ``style`` attributes are
 used, so notebook front ends that drop ``<style>`` elements still show the layout.
@@ -22,18 +23,15 @@ if TYPE_CHECKING:
 
 NONE = "—"
 """What a figure that does not exist on the track shows (the finish unreachable...)."""
-TABLE_STYLE = ("border-collapse:collapse;font-family:sans-serif;font-size:13px;"
-               "margin:0;min-width:260px")
+TABLE_STYLE = "border-collapse:collapse;font-family:sans-serif;font-size:13px;margin:0"
 CELL_STYLE = "border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top"
-VALUE_STYLE = CELL_STYLE + ";font-family:monospace;overflow-wrap:anywhere;max-width:28em"
+VALUE_STYLE = CELL_STYLE + ";font-family:monospace;overflow-wrap:break-word;max-width:24em"
 
 
-def _length(value: RadicalSum | None) -> str:
-    """An exact length with its float for reading ("2 + 2*sqrt(2) ≈ 4.828")."""
-    if value is None:
-        return NONE
-    text = str(value)
-    return text if value.is_integer() else f"{text} ≈ {value.to_float():.3f}"
+def _about(value: RadicalSum) -> str:
+    """A length's float for reading, before its note ("≈ 4.828; "); nothing when the
+    length is an integer (the exact value says it all)."""
+    return "" if value.is_integer() else f"≈ {value.to_float():.3f}; "
 
 
 def _count(n: int) -> str:
@@ -42,8 +40,8 @@ def _count(n: int) -> str:
 
 
 def figure_rows(a: Analysis) -> list[tuple[str, str, str]]:
-    """The headline figures as (label, value, note) rows, unescaped; a figure that does
-    not exist on the track shows `NONE` and the note says why."""
+    """The headline figures as (label, value, note) rows, unescaped; when the finish is
+    unreachable, m* shows `NONE`, its note says so, and no later figure is listed."""
     b = a.bfs
     t = a.track
     kind = a.kind if t.kind in (None, a.kind) else f"{a.kind} (declared {t.kind})"
@@ -55,15 +53,15 @@ def figure_rows(a: Analysis) -> list[tuple[str, str, str]]:
              ("optimal trajectories", str(b.optimal_count), "exact count with m* moves"),
              ("final states", str(b.final_states), "distinct arrivals of them")]
     y = a.yellow
-    rows.append(("yellow length", _length(y.length) if y.reachable else NONE,
-                 f"least length of any arrival, {y.moves} moves" if y.reachable else
-                 "no arrival"))
+    if y.reachable and y.length is not None:
+        rows.append(("yellow length", str(y.length),
+                     f"{_about(y.length)}least length of any arrival, {y.moves} moves"))
     r = a.representatives
     for name, ext, what in (("green", None if r is None else r.green, "shortest"),
                             ("blue", None if r is None else r.blue, "longest")):
-        rows.append((f"{name} length", NONE if ext is None else _length(ext.length),
-                     "the finish is unreachable" if ext is None else
-                     f"{what} optimal trajectory; {_count(ext.ties)} of that length"))
+        if ext is not None:
+            rows.append((f"{name} length", str(ext.length), f"{_about(ext.length)}{what} "
+                         f"optimal trajectory; {_count(ext.ties)} of that length"))
     rows.append(("continuity", *_continuity(a)))
     cov = a.coverage
     if cov is not None:
@@ -96,13 +94,13 @@ def figures_table(a: Analysis) -> str:
         f'<td style="{VALUE_STYLE}">{escape(value)}</td>'
         f'<td style="{CELL_STYLE};color:#555">{escape(note)}</td></tr>'
         for label, value, note in figure_rows(a))
-    return (f'<table class="racecert-analysis" style="{TABLE_STYLE}">'
-            f'<caption style="text-align:left;font-weight:bold;padding:3px 8px">'
-            f'{escape(a.track.name)}</caption><tbody>{cells}</tbody></table>')
+    return f'<table class="racecert-analysis" style="{TABLE_STYLE}"><tbody>{cells}</tbody></table>'
+
 
 
 def render_html(a: Analysis, svg: str) -> str:
     """The picture `svg` (already escaped SVG markup) beside the figures table."""
     return ('<div class="racecert-analysis-view" style="display:flex;flex-wrap:wrap;'
             'gap:16px;align-items:flex-start">'
-            f'<div style="flex:0 0 auto">{svg}</div>{figures_table(a)}</div>')
+            f'<div style="flex:0 0 auto">{svg}</div>'
+            f'<div style="flex:1 1 320px">{figures_table(a)}</div></div>')
