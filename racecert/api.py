@@ -121,8 +121,9 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
     -------
     Analysis
         The figures (``bfs.m_star``, ``bfs.optimal_count``, ``kind``, ...);
-        ``to_json()`` gives the JSON of `racecert analyze --json`, and a notebook
-        draws it (``_repr_svg_``).
+        ``to_json()`` gives the JSON of `racecert analyze --json`; a notebook shows its
+        picture beside a table of the headline figures (``_repr_html_``; the picture
+        alone is ``_repr_svg_``).
 
     Raises
     ------
@@ -183,7 +184,8 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
     Certificate
         Its ``status`` ("certified", "partial" or "disagree") and one entry per figure
         with the verdict of each independent check; ``to_json()`` gives the file of
-        `racecert certify -o`.
+        `racecert certify -o`; a notebook shows the headline above one row per figure
+        (``_repr_html_``).
 
     Raises
     ------
