@@ -55,7 +55,11 @@ def load_track(source: TrackLike) -> Track:
     Returns
     -------
     Track
-        The validated track (frozen), named by the SHA-256 of the file's bytes.
+        The validated track (frozen): its ``name``, size in cells (``width``,
+        ``height``; ``layers`` 1 or 2 with a bridge), the surface rows (``ground``,
+        ``elevated``), the ``car``, the ``start`` and ``finish`` lines, the ``opening``
+        rule and the declared ``kind``; ``sha256`` (of the TOML bytes, the same for a
+        file and its text) and ``path`` (empty for text) name it in every report.
 
     Raises
     ------
@@ -68,8 +72,13 @@ def load_track(source: TrackLike) -> Track:
     Examples
     --------
     >>> import racecert
-    >>> racecert.load_track("tracks/tiny_straight.toml").name
-    'Tiny straight'
+    >>> t = racecert.load_track("tracks/tiny_straight.toml")
+    >>> t.name, t.width, t.height, t.car.position
+    ('Tiny straight', 10, 3, (1, 1))
+    >>> racecert.load_track('name = "x"')
+    Traceback (most recent call last):
+    ...
+    racecert.model.errors.TrackError: <string>: map: missing required table [map]
     """
     if isinstance(source, Track):
         return validate_track(source)
@@ -112,8 +121,9 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
     -------
     Analysis
         The figures (``bfs.m_star``, ``bfs.optimal_count``, ``kind``, ...);
-        ``to_json()`` gives the JSON of `racecert analyze --json`, and a notebook
-        draws it (``_repr_svg_``).
+        ``to_json()`` gives the JSON of `racecert analyze --json`; a notebook shows its
+        picture beside a table of the headline figures (``_repr_html_``; the picture
+        alone is ``_repr_svg_``).
 
     Raises
     ------
@@ -174,7 +184,8 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
     Certificate
         Its ``status`` ("certified", "partial" or "disagree") and one entry per figure
         with the verdict of each independent check; ``to_json()`` gives the file of
-        `racecert certify -o`.
+        `racecert certify -o`; a notebook shows the headline above one row per figure
+        (``_repr_html_``).
 
     Raises
     ------

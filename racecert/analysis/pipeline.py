@@ -60,7 +60,55 @@ class Bound:
 
 @dataclass(frozen=True)
 class Analysis:
-    """Every figure of one analysis of one track (see docs/report.md)."""
+    """Every figure of one analysis of one track (docs/report.md), as `analyze` returns it.
+
+    Frozen: a result, never updated. Counts are exact Python ints, lengths exact sums of
+    square roots (`RadicalSum`) in cell widths (one grid cell is one unit), fractions
+    exact `Fraction`s; floats appear only for display (the score, `seconds`).
+
+    Attributes
+    ----------
+    track : Track
+        The validated track analysed.
+    mode : {"exact", "editor"}
+        The state key of every search (docs/rules.md).
+    bfs : BfsResult
+        The layered BFS: ``reachable``, ``m_star`` (the minimum number of moves, None when
+        the finish is unreachable), ``optimal_count`` (the exact number of trajectories of
+        m* moves), ``final_states`` and the optimal DAG.
+    yellow : YellowResult
+        The least-length arriving trajectory: ``moves``, ``length`` (exact, cell widths).
+    bound : Bound
+        Yellow's move count as the bound on m*, and whether the unbounded protection rerun
+        was needed.
+    aptitude : LapAptitude
+        Whether the car can make another lap: ``kind`` is "stage" or "circuit".
+    continuity : Continuity or None
+        On a circuit, how many optimal trajectories continue into another lap (race rule
+        and editor's rule) and ``m_cont``; None when the finish is unreachable.
+    representatives : Representatives or None
+        ``green`` and ``blue``: the shortest and longest optimal trajectories, each with
+        its exact ``length`` (cell widths) and ``ties`` (how many optimal trajectories
+        have exactly that length); None when the finish is unreachable.
+    coverage : Coverage or None
+        Red coverage: the cells touched by some optimal trajectory out of the drivable
+        ones (``fraction``, exact).
+    score : Score or None
+        The design score, 0 to 100 (``total``, ``band``, docs/score.md).
+    seconds : float
+        Wall seconds of the whole analysis (machine-dependent; no figure depends on it).
+    timings : dict of str to float
+        Wall seconds of each pipeline step ("yellow", "bfs", "laps", ...).
+
+    Examples
+    --------
+    >>> import racecert
+    >>> a = racecert.analyze("tracks/tiny_straight.toml")
+    >>> a.bfs.m_star, a.bfs.optimal_count, a.kind, str(a.representatives.green.length)
+    (3, 1, 'stage', '6')
+    >>> a._repr_html_().startswith('<div class="racecert-analysis-view"')
+    True
+    """
 
     track: Track
     mode: Mode
@@ -88,6 +136,14 @@ class Analysis:
         from racecert.analysis.svg import render_svg
 
         return render_svg(self)
+
+    def _repr_html_(self) -> str:
+        """The picture beside a table of the headline figures (m*, optimal trajectories,
+        yellow / green / blue lengths, continuity, coverage, score), for notebooks; every
+        text escaped (`racecert.analysis.html_view`)."""
+        from racecert.analysis.html_view import render_html
+
+        return render_html(self, self._repr_svg_())
 
     @property
     def kind(self) -> str:

@@ -69,7 +69,24 @@ TIMING_NOTE = ("wall seconds: machine-dependent, the only part of the certificat
 
 @dataclass(frozen=True)
 class FigureVerdict:
-    """One figure: the oracle's value, the verdict over its checks, and the checks."""
+    """One figure: the oracle's value, the verdict over its checks, and the checks.
+
+    Attributes
+    ----------
+    name : str
+        The figure, as `analyze --json` names it ("m_star", "optimal_count", ...;
+        `racecert.certification.figures.FIGURES` lists them in report order).
+    value : int, str, bool or None
+        The oracle's value: an int for small figures (m*), a decimal string for counts,
+        an exact string for lengths (a sum of square roots, in cell widths) and
+        fractions ("p/q"); None where the figure does not exist.
+    verdict : {"agree", "disagree", "timeout", "skipped", "unchecked", "not-applicable"}
+        The verdict over its checks (module docstring); only "agree" confirms it.
+    reason : str
+        Why, in one line (for timeout and skipped: the budget and what was measured).
+    checks : tuple of CheckResult
+        The independent checks that address this figure.
+    """
 
     name: str
     value: Value
@@ -168,7 +185,45 @@ def timing_json(total: float, results: tuple[CheckResult, ...],
 
 @dataclass(frozen=True)
 class Certificate:
-    """Everything `racecert certify` found for one track."""
+    """Everything `racecert certify` found for one track, as `certify` returns it.
+
+    Frozen: a result, never updated. The verdicts are derived, not stored: `figures`
+    judges each figure of `analyze` over the checks that address it, and `status`,
+    `headline`, `unconfirmed` follow from them (module docstring). In a notebook a
+    certificate shows as its headline above a table of its figures (`_repr_html_`).
+
+    Attributes
+    ----------
+    track : Track
+        The validated track certified.
+    analysis : Analysis
+        The oracle's figures in the exact key: the values being certified.
+    editor : BfsResult
+        The oracle's BFS in the editor key, reported beside (docs/opening-limits.md).
+    results : tuple of CheckResult
+        Every check's result, in the order the checks ran: the figure it addresses, the
+        independent method, the value that method found, its verdict ("agree",
+        "disagree", "timeout", "skipped", "not-applicable"), why, and the deterministic
+        work it spent.
+    arbitrations : tuple of Arbitration
+        Editor key against exact key on m* and the count, as an exact independent method
+        judged them.
+    seconds : float
+        Wall seconds of the whole certification (machine-dependent: the only field two
+        runs on the same track may differ in; `to_json` keeps it in its `timing` block).
+
+    Examples
+    --------
+    >>> import racecert
+    >>> c = racecert.certify("tracks/tiny_straight.toml", count_limit=100)
+    >>> c.status, c.ok, c.unconfirmed
+    ('certified', True, ())
+    >>> m_star = next(f for f in c.figures if f.name == "m_star")
+    >>> m_star.value, m_star.verdict, [k.value for k in m_star.confirmed_by]
+    (3, 'agree', ['second-implementation', 'solver-model-checked-proof', 'solver-model'])
+    >>> c._repr_html_().startswith('<div class="racecert-certificate"')
+    True
+    """
 
     track: Track
     analysis: Analysis
@@ -234,7 +289,15 @@ class Certificate:
         open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
         return f"Certificate({self.track.name!r}, status={self.status!r}{open_})"
 
+    def _repr_html_(self) -> str:
+        """The headline above one table row per figure (value, verdict, `confirmed_by`,
+        why), for notebooks; every text escaped (`certificate_html`)."""
+        from racecert.certification.certificate_html import render_html
+
+        return render_html(self)
+
     def to_json(self) -> dict[str, Any]:
+        """The certificate file of `racecert certify -o` (docs/certificate.md, `SCHEMA`)."""
         t = self.track
         figures = self.figures
         n = {v: sum(f.verdict == v for f in figures) for v in FIGURE_VERDICTS}

@@ -85,6 +85,30 @@ class CarResult:
     `moves == len(trajectory) - 1 == sum(moves_per_lap)` for a finished car.
     `decision_seconds` (wall time of each call of its driver, for benchmarks) is not
     part of the JSON, which depends only on track, drivers, laps, seed and move limit.
+
+    Attributes
+    ----------
+    driver : str
+        The driver's name ("alonso", "amateur", or a user driver's).
+    slot : GridSlot
+        The grid slot it started on: ``index``, ``position`` (x, y) and ``derived`` (not
+        listed in the track file).
+    finished : bool
+        Whether it completed every lap.
+    finish_turn : int or None
+        The round (1-based) in which it finished; None if it did not.
+    moves_per_lap : tuple of int
+        Turns spent on each completed lap (waits included).
+    states : tuple of CarState
+        Its state after each turn, the start first: position, velocity (cells per turn),
+        layer, progress and opening phase.
+    events : tuple of Event
+        Blocked moves, re-plans and waits, with their turn.
+    states_expanded : int
+        States its driver's searches expanded (deterministic work, not time).
+    decision_seconds : tuple of float
+        Wall seconds of each call of its driver (machine-dependent; not compared, not in
+        the JSON).
     """
 
     driver: str
@@ -132,9 +156,37 @@ class CarResult:
 
 @dataclass(frozen=True)
 class RaceResult:
-    """A whole race. `order` lists the finished cars, first to finish first (a car that
-    finishes earlier in the same round, i.e. with a smaller index, ranks ahead).
+    """A whole race, as `run_race` returns it (frozen). Every field depends only on the
+    track, the drivers, the laps, the seed and the move limit (no wall time).
 
+    Attributes
+    ----------
+    track : Track
+        The track raced on.
+    seed : int
+        The random generator's seed.
+    laps : int
+        Laps each car had to complete.
+    move_limit : int
+        The most rounds the race could last.
+    status : {"finished", "move_limit"}
+        "finished" when every car completed its laps; "move_limit" when the race
+        stopped after `move_limit` rounds with some car still racing.
+    turns : int
+        Rounds played (a round is one turn of every car still racing).
+    order : tuple of int
+        The finished cars' indices, first to finish first; a car that finishes earlier
+        in the same round (a smaller index) ranks ahead. Unfinished cars are not listed.
+    cars : tuple of CarResult
+        One per car, in grid order (car i started on grid slot i).
+
+    Examples
+    --------
+    >>> from racecert import load_track
+    >>> from racecert.race import Alonso, run_race
+    >>> r = run_race(load_track("tracks/tiny_straight.toml"), [Alonso()])
+    >>> r.to_json()["status"], r.cars[0].driver, r.cars[0].trajectory
+    ('finished', 'alonso', ((1, 1), (2, 1), (4, 1), (7, 1)))
     """
 
     track: Track
@@ -194,9 +246,50 @@ def run_race(track: Track, drivers: Sequence[Driver], *, laps: int = 1, seed: in
              move_limit: int | None = None, context: RaceContext | None = None) -> RaceResult:
     """Race `drivers` (one per car, car i on grid slot i) on `track` (module docstring).
 
-    Raises `RaceSetupError` for a race that cannot start (no driver, laps < 1, several
-    laps of a stage, a grid too small, a bad seed or move limit) and `DriverError` when
-    a driver raises.
+    The public entry point of races (`racecert race` calls it): the same track, drivers,
+    laps, seed and move limit always give the same result (docs/races.md).
+
+    Parameters
+    ----------
+    track : Track
+        A validated grid track (`racecert.load_track`).
+    drivers : sequence of Driver
+        One driver per car, in grid order: `Alonso()`, `Amateur()` or any callable with
+        the `racecert.race.driver` interface. Give each car its own driver object
+        (drivers keep state); a plain function may drive several cars.
+    laps : int, optional
+        Laps each car must complete, at least 1; more than 1 only on a circuit.
+    seed : int, optional
+        The seed of the race's one random generator, in [0, 2^64); default 0.
+    move_limit : int, optional
+        The most rounds (turns of every car still racing) before the race stops with
+        status "move_limit"; default `TURNS_PER_LAP` (250) per lap.
+    context : RaceContext, optional
+        Shared knowledge about the track (its analysis, computed once), to reuse between
+        races on the same track; default a fresh one.
+
+    Returns
+    -------
+    RaceResult
+        The standings (`order`), every car's turns, laps and events; `to_json()` gives the
+        JSON of `racecert race --json`.
+
+    Raises
+    ------
+    RaceSetupError
+        The race cannot start: no driver, one driver object for several cars, laps < 1,
+        several laps of a stage, a grid with too few slots, a seed or move limit out of
+        range. One line, as `racecert race` prints it.
+    DriverError
+        A driver raised (the message names the driver and the turn).
+
+    Examples
+    --------
+    >>> from racecert import load_track
+    >>> from racecert.race import Alonso, run_race
+    >>> r = run_race(load_track("tracks/tiny_straight.toml"), [Alonso()], seed=1)
+    >>> r.status, r.turns, r.order, r.cars[0].moves
+    ('finished', 3, (0,), 3)
     """
     if not drivers:
         raise RaceSetupError("a race needs at least one driver")
