@@ -55,9 +55,9 @@ from racecert.cli.output import (
     staging_folder,
 )
 from racecert.cli.progress import Heartbeat, PlainProgress, Progress, progress
+from racecert.cli.tracks import load_named_track
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import is_lattice
-from racecert.model.parse import load_track
 from racecert.model.track import Track
 
 EXIT_STATUS = {"certified": 0, "disagree": 1, "partial": 3}
@@ -308,7 +308,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         return print_error("certify: give a TRACK to certify, or --verify CERT")
     out = check_output_file(args.out) if args.out else None
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
-        track = load_track(args.track)
+        track = load_named_track(args.track)
         if args.best_start and not is_lattice(track):
             return print_error("--best-start: a grid track has one car (lattice tracks only)")
         if out is None:

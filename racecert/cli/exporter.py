@@ -14,9 +14,9 @@ import argparse
 import sys
 
 from racecert.cli.output import check_output_file, write_text_atomic
+from racecert.cli.tracks import load_named_track
 from racecert.model.ascii_grid import to_ascii
 from racecert.model.errors import TrackError
-from racecert.model.parse import load_track
 from racecert.model.track import Track
 
 FORMATS = ("ascii",)
@@ -34,7 +34,7 @@ def register(e: argparse.ArgumentParser) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None
-    track = load_track(args.track)
+    track = load_named_track(args.track)
     if not isinstance(track, Track):
         raise TrackError(args.track, "", "cannot be written as an ASCII map: it is a "
                          "lattice track (the format is a grid of cells)")

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from racecert.cli.arguments import EXIT_BAD_INPUT, integer, print_error
+from racecert.cli.bundled import track_path
 from racecert.model.errors import TrackError
 from racecert.studio.app import LOCAL_HOSTS, StudioConfig, create_app
 from racecert.studio.document import draft_from_toml
@@ -53,7 +54,7 @@ def _folders(args: argparse.Namespace) -> list[Path]:
         if not f.is_dir():
             raise FileAccessError(f"--folder {f}: not a folder")
     if args.track is not None:
-        folders.append(Path(args.track).resolve().parent)
+        folders.append(Path(track_path(args.track)).resolve().parent)
     return folders
 
 
@@ -62,7 +63,7 @@ def cmd_studio(args: argparse.Namespace) -> int:
         folders = _folders(args)
         initial = None
         if args.track is not None:
-            initial = Path(args.track)
+            initial = Path(track_path(args.track))
             draft_from_toml(read_track_bytes(initial), args.track)
     except (FileAccessError, TrackError) as exc:
         return print_error(exc)
