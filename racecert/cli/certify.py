@@ -76,7 +76,8 @@ LEGEND = ("confirmed by: second = a second implementation, proof = a SAT model w
 def register(c: argparse.ArgumentParser) -> None:
     """Add the subcommand's arguments and handler to its parser (`racecert.cli`
     names it and gives its help line)."""
-    c.add_argument("track", nargs="?", help="the track file (not with --verify)")
+    c.add_argument("track", nargs="?", help="the track file, or a bundled track's name "
+                   "(not with --verify)")
     c.add_argument("--json", action="store_true", help="print the certificate as JSON")
     c.add_argument("-o", "--out", metavar="FILE",
                    help="write the JSON certificate to FILE and the DRUP proofs next to it")

@@ -26,7 +26,8 @@ def register(e: argparse.ArgumentParser) -> None:
     """Add the subcommand's arguments and handler to its parser (`racecert.cli`
     names it and gives its help line)."""
     e.add_argument("format", choices=FORMATS, help="the output format")
-    e.add_argument("track", metavar="TRACK.toml", help="the track file")
+    e.add_argument("track", metavar="TRACK.toml",
+                   help="the track file, or a bundled track's name (`racecert tracks`)")
     e.add_argument("-o", "--out", metavar="MAP.txt",
                    help="write the map here (atomically); default: stdout")
     e.set_defaults(func=cmd_export)

@@ -33,7 +33,8 @@ MAX_STATES = 1_000_000_000
 def register(s: argparse.ArgumentParser) -> None:
     """Add the subcommand's arguments and handler to its parser (`racecert.cli`
     names it and gives its help line)."""
-    s.add_argument("track", nargs="?", help="a track file to open (its folder is writable)")
+    s.add_argument("track", nargs="?", help="a track file (or a bundled track's name) to open; its "
+                   "folder is writable unless it is the bundled tracks'")
     s.add_argument("--port", type=integer(0, 65535, "a port"), default=DEFAULT_PORT,
                    help=f"TCP port, 0 to 65535 (default {DEFAULT_PORT}; 0 picks a free one)")
     s.add_argument("--host", default="127.0.0.1",
