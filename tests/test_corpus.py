@@ -68,7 +68,8 @@ def bfs(name: str, mode: str = "exact") -> BfsResult:
 
 
 def _load_make_readme():
-    spec = importlib.util.spec_from_file_location("make_readme", TRACKS.parent / "tools" / "make_readme.py")
+    tool = TRACKS.parent / "tools" / "make_readme.py"
+    spec = importlib.util.spec_from_file_location("make_readme", tool)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("make_readme", module)  # dataclasses resolve annotations there
