@@ -19,7 +19,6 @@ finished. `--report` alone (no TRACKS) exits 0.
 from __future__ import annotations
 
 import argparse
-import glob
 import sys
 import time
 from pathlib import Path
@@ -38,7 +37,7 @@ from racecert.batch.runner import (
 from racecert.batch.store import ResultRow, ResultStore, StoreError
 from racecert.batch.task import TrackJob, TrackOutcome
 from racecert.cli.arguments import integer, print_error, seconds
-from racecert.cli.bundled import track_path
+from racecert.cli.bundled import track_inputs
 from racecert.cli.certify import MAX_COUNT_LIMIT, MAX_CPSAT_BUDGET
 from racecert.cli.output import (
     OutputError,
@@ -249,8 +248,7 @@ def _batch(args: argparse.Namespace) -> int:
     report_only = not args.tracks
     db = Path(args.db) if report_only else check_output_file(args.db)
     outputs = report_outputs(args, db)
-    # a bundled track's name stands for its file (racecert.cli.bundled); patterns stay
-    paths = expand_tracks([a if glob.has_magic(a) else track_path(a) for a in args.tracks])
+    paths = expand_tracks(track_inputs(args.tracks))
     with ResultStore(db, read_only=report_only) as store:
         rows = store.rows() if report_only else _run(args, store, paths)
     if rows is None:

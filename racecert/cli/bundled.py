@@ -101,3 +101,11 @@ def track_path(arg: str) -> str:
     raise TrackError(arg, "", "no such file, and no bundled track of that name"
                      + (f"; {hint}" if hint else "")
                      + " (`racecert tracks` lists the bundled tracks)")
+
+
+def track_inputs(args: list[str]) -> list[str]:
+    """`batch`'s TRACKS with each bundled track's name replaced by its file; glob
+    patterns, files and folders stay as given (`track_path` for the rest)."""
+    import glob
+
+    return [a if glob.has_magic(a) else track_path(a) for a in args]

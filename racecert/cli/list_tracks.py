@@ -47,7 +47,7 @@ def entry(bundled: BundledTrack) -> TrackEntry:
                       width=t.width, height=t.height, layers=t.layers,
                       rules="lattice" if lattice else "grid",
                       kind=None if lattice else t.kind,
-                      opening=bool(getattr(t, "opening", None)))
+                      opening=not lattice and t.opening is not None)
 
 
 def table(entries: list[TrackEntry]) -> str:
@@ -56,8 +56,8 @@ def table(entries: list[TrackEntry]) -> str:
     rows += [(e.name, f"{e.width}x{e.height}", str(e.layers), e.rules, e.kind or NONE,
               "yes" if e.opening else "no", e.title) for e in entries]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    return "\n".join("  ".join([*(c.ljust(w) for c, w in zip(r, widths, strict=False)),
-                                r[-1]]) for r in rows)
+    return "\n".join("  ".join([*(c.ljust(w) for c, w in zip(r[:-1], widths, strict=True)),
+                                r[-1]]) for r in rows)  # the title last, not padded
 
 
 def register(p: argparse.ArgumentParser) -> None:

@@ -8,13 +8,20 @@ closest names and exit status 2.
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 from racecert.cli import main
-from racecert.cli.bundled import bundled_folder, bundled_tracks, is_bare_name, track_path
+from racecert.cli.bundled import (
+    bundled_folder,
+    bundled_tracks,
+    is_bare_name,
+    track_inputs,
+    track_path,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "racecert" / "tracks"
@@ -95,6 +102,28 @@ def test_export_and_library_by_name(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["library", "tiny_straight", "mini_arcen"]) == 0
     names = [t["track"] for t in json.loads(capsys.readouterr().out)["tracks"]]
     assert names == ["Tiny straight", "Mini arcen"]
+
+
+def test_batch_inputs_by_name_and_pattern(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "mine").mkdir()
+    monkeypatch.chdir(tmp_path)
+    got = track_inputs(["ocho", "lattice/riddler", "mine", "*.toml", "x/y.toml"])
+    assert [Path(g).resolve() for g in got[:2]] == [(FOLDER / "ocho.toml").resolve(),
+                                                    (FOLDER / "lattice/riddler.toml").resolve()]
+    assert got[2:] == ["mine", "*.toml", "x/y.toml"]  # a folder, a pattern, a path: as given
+
+
+def test_studio_opens_a_bundled_track_by_name(tmp_path: Path) -> None:
+    from racecert.cli.studio import _folders
+    from racecert.studio.files import Roots
+    from racecert.studio.files import bundled_tracks as studio_bundled
+
+    args = argparse.Namespace(track="ocho", folder=[str(tmp_path)])
+    assert _folders(args) == [tmp_path, FOLDER.resolve()]
+    roots = Roots.of(_folders(args), studio_bundled())  # as cmd_studio builds them
+    assert [(f.path, f.writable) for f in roots.folders] == [
+        (FOLDER.resolve(), False), (tmp_path.resolve(), True)]  # the bundled stay read only
 
 
 def test_a_file_of_that_name_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
