@@ -32,7 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run --out BENCHMARKS.md
 
 lint: $(STAMP)
-	$(BIN)/ruff check racecert tests benchmarks tracks
+	$(BIN)/ruff check racecert tests benchmarks tools
 	$(BIN)/lint-imports
 
 clean:

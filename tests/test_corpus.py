@@ -1,7 +1,7 @@
 """The bundled track corpus: every track parses, tracks/README.md matches the analysis,
 and each track has the property it is bundled for.
 
-The README tables are parsed here independently of tracks/make_readme.py (which wrote
+The README tables are parsed here independently of tools/make_readme.py (which wrote
 them), and every figure in them (m*, counts, computed kind, yellow / green / blue lengths
 and ties, coverage, continuity, m_cont, score) is compared, mode by mode, with a fresh
 `racecert.analysis.analyze`. Hand-worked tracks are checked against numbers derived by
@@ -68,7 +68,8 @@ def bfs(name: str, mode: str = "exact") -> BfsResult:
 
 
 def _load_make_readme():
-    spec = importlib.util.spec_from_file_location("make_readme", TRACKS / "make_readme.py")
+    tool = TRACKS.parent / "tools" / "make_readme.py"
+    spec = importlib.util.spec_from_file_location("make_readme", tool)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("make_readme", module)  # dataclasses resolve annotations there

@@ -1,6 +1,6 @@
 """docs/public-tracks.md against fresh analyses and certificates.
 
-The table is parsed here on its own (not with tracks/lattice/make_public_table.py,
+The table is parsed here on its own (not with tools/make_public_table.py,
 which wrote it) and every cell is re-derived from `analyze_lattice(track,
 best_start=True)` and `certify_lattice`. The Bekos XML files are external test data
 (no licence: never copied into the repository), read from ../shared/external/
@@ -138,7 +138,7 @@ def test_bekos_row(name: str) -> None:
 
 def _make_table():
     spec = importlib.util.spec_from_file_location(
-        "make_public_table", ROOT / "tracks" / "lattice" / "make_public_table.py")
+        "make_public_table", ROOT / "tools" / "make_public_table.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("make_public_table", module)

@@ -36,6 +36,8 @@ EXIT_RESOURCE_LIMIT = 4
 
 # Subcommand -> (its module in racecert.cli, which has `register(parser)`; its help line).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "tracks": ("list_tracks", "list the bundled tracks (every TRACK argument also takes "
+                              "their names, e.g. `racecert analyze ocho`)"),
     "validate": ("validate", "parse and validate one or more track files"),
     "analyze": ("analyze", "the full analysis: yellow, m*, counts, continuity, green/blue, "
                            "coverage, score"),

@@ -16,9 +16,9 @@ from racecert.cli.lattice_analyze import MOVES_SUFFIXES, cmd_analyze_lattice, mo
 from racecert.cli.limits import add_limit_arguments, run_limits
 from racecert.cli.output import OutputError, check_output_file, write_text_atomic
 from racecert.cli.progress import progress
+from racecert.cli.tracks import load_named_track
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import is_lattice
-from racecert.model.parse import load_track
 from racecert.model.track import Track
 
 STEPS = ("yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score")
@@ -218,7 +218,7 @@ def output_paths(values: list[str]) -> list[tuple[Path, str]]:
 def cmd_analyze(args: argparse.Namespace) -> int:
     outputs = output_paths(args.out)
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
-        track = load_track(args.track)
+        track = load_named_track(args.track)
         if is_lattice(track):
             return cmd_analyze_lattice(args, track, outputs, limits.budget)  # type: ignore[arg-type]
         if args.best_start:

@@ -1,10 +1,10 @@
 """`racecert batch TRACKS... [--certify] [--db FILE] [--scheduler ADDRESS] [--workers N]
 [--report]`: analyse or certify many tracks as Dask tasks, results kept in DuckDB.
 
-TRACKS are files, folders (every .toml below) or glob patterns. Each track not
-yet in the database for this mode and racecert version becomes one Dask task;
-each finished task's row is committed in this process as it arrives, so a crash
-or Ctrl-C loses nothing that finished and the same command resumes
+TRACKS are files, folders (every .toml below), glob patterns or bundled tracks'
+names. Each track not yet in the database for this mode and racecert version becomes
+one Dask task; each finished task's row is committed in this process as it arrives,
+so a crash or Ctrl-C loses nothing that finished and the same command resumes
 (docs/batch.md). `--report` prints the table of the given tracks' rows (or of
 the whole database, without TRACKS) and writes it as CSV with a PNG plot.
 
@@ -37,6 +37,7 @@ from racecert.batch.runner import (
 from racecert.batch.store import ResultRow, ResultStore, StoreError
 from racecert.batch.task import TrackJob, TrackOutcome
 from racecert.cli.arguments import integer, print_error, seconds
+from racecert.cli.bundled import track_inputs
 from racecert.cli.certify import MAX_COUNT_LIMIT, MAX_CPSAT_BUDGET
 from racecert.cli.output import (
     OutputError,
@@ -247,7 +248,7 @@ def _batch(args: argparse.Namespace) -> int:
     report_only = not args.tracks
     db = Path(args.db) if report_only else check_output_file(args.db)
     outputs = report_outputs(args, db)
-    paths = expand_tracks(args.tracks) if args.tracks else []
+    paths = expand_tracks(track_inputs(args.tracks))
     with ResultStore(db, read_only=report_only) as store:
         rows = store.rows() if report_only else _run(args, store, paths)
     if rows is None:

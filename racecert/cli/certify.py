@@ -55,9 +55,9 @@ from racecert.cli.output import (
     staging_folder,
 )
 from racecert.cli.progress import Heartbeat, PlainProgress, Progress, progress
+from racecert.cli.tracks import load_named_track
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import is_lattice
-from racecert.model.parse import load_track
 from racecert.model.track import Track
 
 EXIT_STATUS = {"certified": 0, "disagree": 1, "partial": 3}
@@ -76,7 +76,8 @@ LEGEND = ("confirmed by: second = a second implementation, proof = a SAT model w
 def register(c: argparse.ArgumentParser) -> None:
     """Add the subcommand's arguments and handler to its parser (`racecert.cli`
     names it and gives its help line)."""
-    c.add_argument("track", nargs="?", help="the track file (not with --verify)")
+    c.add_argument("track", nargs="?", help="the track file, or a bundled track's name "
+                   "(not with --verify)")
     c.add_argument("--json", action="store_true", help="print the certificate as JSON")
     c.add_argument("-o", "--out", metavar="FILE",
                    help="write the JSON certificate to FILE and the DRUP proofs next to it")
@@ -309,7 +310,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         return print_error("certify: give a TRACK to certify, or --verify CERT")
     out = check_output_file(args.out) if args.out else None
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
-        track = load_track(args.track)
+        track = load_named_track(args.track)
         if args.best_start and not is_lattice(track):
             return print_error("--best-start: a grid track has one car (lattice tracks only)")
         if out is None:

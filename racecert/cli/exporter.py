@@ -14,9 +14,9 @@ import argparse
 import sys
 
 from racecert.cli.output import check_output_file, write_text_atomic
+from racecert.cli.tracks import load_named_track
 from racecert.model.ascii_grid import to_ascii
 from racecert.model.errors import TrackError
-from racecert.model.parse import load_track
 from racecert.model.track import Track
 
 FORMATS = ("ascii",)
@@ -26,7 +26,8 @@ def register(e: argparse.ArgumentParser) -> None:
     """Add the subcommand's arguments and handler to its parser (`racecert.cli`
     names it and gives its help line)."""
     e.add_argument("format", choices=FORMATS, help="the output format")
-    e.add_argument("track", metavar="TRACK.toml", help="the track file")
+    e.add_argument("track", metavar="TRACK.toml",
+                   help="the track file, or a bundled track's name (`racecert tracks`)")
     e.add_argument("-o", "--out", metavar="MAP.txt",
                    help="write the map here (atomically); default: stdout")
     e.set_defaults(func=cmd_export)
@@ -34,7 +35,7 @@ def register(e: argparse.ArgumentParser) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None
-    track = load_track(args.track)
+    track = load_named_track(args.track)
     if not isinstance(track, Track):
         raise TrackError(args.track, "", "cannot be written as an ASCII map: it is a "
                          "lattice track (the format is a grid of cells)")

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from racecert.cli.arguments import EXIT_BAD_INPUT, integer, print_error
+from racecert.cli.bundled import track_path
 from racecert.model.errors import TrackError
 from racecert.studio.app import LOCAL_HOSTS, StudioConfig, create_app
 from racecert.studio.document import draft_from_toml
@@ -32,7 +33,8 @@ MAX_STATES = 1_000_000_000
 def register(s: argparse.ArgumentParser) -> None:
     """Add the subcommand's arguments and handler to its parser (`racecert.cli`
     names it and gives its help line)."""
-    s.add_argument("track", nargs="?", help="a track file to open (its folder is writable)")
+    s.add_argument("track", nargs="?", help="a track file (or a bundled track's name) to open; its "
+                   "folder is writable unless it is the bundled tracks'")
     s.add_argument("--port", type=integer(0, 65535, "a port"), default=DEFAULT_PORT,
                    help=f"TCP port, 0 to 65535 (default {DEFAULT_PORT}; 0 picks a free one)")
     s.add_argument("--host", default="127.0.0.1",
@@ -53,7 +55,7 @@ def _folders(args: argparse.Namespace) -> list[Path]:
         if not f.is_dir():
             raise FileAccessError(f"--folder {f}: not a folder")
     if args.track is not None:
-        folders.append(Path(args.track).resolve().parent)
+        folders.append(Path(track_path(args.track)).resolve().parent)
     return folders
 
 
@@ -62,7 +64,7 @@ def cmd_studio(args: argparse.Namespace) -> int:
         folders = _folders(args)
         initial = None
         if args.track is not None:
-            initial = Path(args.track)
+            initial = Path(track_path(args.track))
             draft_from_toml(read_track_bytes(initial), args.track)
     except (FileAccessError, TrackError) as exc:
         return print_error(exc)

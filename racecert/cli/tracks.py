@@ -1,7 +1,10 @@
-"""Loading tracks for the subcommands that read only one rule profile's tracks."""
+"""Loading the track a subcommand is given: a file, or a bundled track's name
+(`racecert.cli.bundled`); and the check for the subcommands that read only one rule
+profile's tracks."""
 
 from __future__ import annotations
 
+from racecert.cli.bundled import track_path
 from racecert.model.errors import TrackError
 from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track
@@ -10,9 +13,16 @@ from racecert.model.track import Track
 LATTICE_COMMANDS = "validate, analyze and certify"
 
 
+def load_named_track(arg: str) -> Track:
+    """The track file `arg` names, or the bundled track of that name when no such file
+    exists, read and validated (a one-line `TrackError` otherwise, exit status 2)."""
+    return load_track(track_path(arg))
+
+
 def load_grid_track(path: str, command: str) -> Track:
-    """A grid track, or a one-line `TrackError` for a lattice track (exit status 2)."""
-    track = load_track(path)
+    """A grid track (a file or a bundled track's name), or a one-line `TrackError` for a
+    lattice track (exit status 2)."""
+    track = load_named_track(path)
     if is_lattice(track):
         raise TrackError(path, "rules", f"a lattice track: `racecert {command}` reads grid "
                          f"tracks only ({LATTICE_COMMANDS} read lattice tracks)")

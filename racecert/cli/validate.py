@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 
 from racecert.cli.arguments import EXIT_BAD_INPUT, print_error
+from racecert.cli.tracks import load_named_track
 from racecert.model.errors import TrackError
 from racecert.model.lattice_track import is_lattice
-from racecert.model.parse import load_track
 
 
 def register(v: argparse.ArgumentParser) -> None:
@@ -25,7 +25,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     bad = 0
     for path in args.tracks:
         try:
-            t = load_track(path)
+            t = load_named_track(path)
         except TrackError as exc:
             bad += 1
             print_error(exc)

@@ -1,7 +1,7 @@
 """The folders the studio may read and write, and the track files in them.
 
-The server is given folders (`Roots`): the bundled tracks (read only, when the
-source tree has them) and the folders named on the command line (the current
+The server is given folders (`Roots`): the bundled tracks (read only, the
+package's own) and the folders named on the command line (the current
 folder by default, and the folder of the TRACK argument). The page names a file
 by a folder's index and a path relative to it; `resolve` refuses anything that
 leaves the folder (`..`, absolute paths, symbolic links pointing out) and
@@ -34,8 +34,9 @@ class FileAccessError(Exception):
 
 
 def bundled_tracks() -> Path | None:
-    """The source tree's tracks/ folder, if racecert runs from one."""
-    folder = Path(racecert.__file__).resolve().parent.parent / "tracks"
+    """The bundled tracks' folder (package data, `racecert/tracks/`; `tracks/` in the
+    source tree points at it), if this racecert was installed with it."""
+    folder = Path(racecert.__file__).resolve().parent / "tracks"
     return folder if folder.is_dir() else None
 
 

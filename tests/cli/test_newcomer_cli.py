@@ -43,7 +43,7 @@ def test_import_to_stdout_writes_only_the_track(tmp_path: Path,
     ("anlyze", "did you mean 'analyze'?"),
     ("analize", "did you mean 'analyze'?"),
     ("certfy", "did you mean 'certify'?"),
-    ("raec", "did you mean 'race'?"),
+    ("raec", "did you mean 'race' or 'tracks'?"),  # two close names: both offered
     ("frobnicate", ""),
     ("analyze", ""),
     ("analyse", ""),

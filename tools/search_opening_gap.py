@@ -6,7 +6,7 @@ with both keys; disagreements are printed, those on m* first. This is how the me
 behind tracks/apertura.toml was found (see tracks/README.md); the track itself was then
 drawn by hand around that mechanism.
 
-    .venv/bin/python tracks/search_opening_gap.py --seed 3 --tries 2000 --m-star-only
+    .venv/bin/python tools/search_opening_gap.py --seed 3 --tries 2000 --m-star-only
 """
 
 from __future__ import annotations
