@@ -18,6 +18,7 @@ from racecert.certification.checks_cpsat import (
 from racecert.certification.context import MethodKind, NamedCheck
 from racecert.certification.dag_checks import check_dag_figures
 from racecert.certification.green_blue_checks import check_green_blue
+from racecert.certification.kinematics_checks import check_m_star_kinematics
 from racecert.certification.laps_checks import check_kind, check_m_cont, check_m_cont_editor
 from racecert.certification.sat_checks import check_sat
 from racecert.certification.sat_continuity_checks import check_sat_continuity
@@ -35,6 +36,9 @@ CHECKS: tuple[NamedCheck, ...] = (
                SECOND),
     NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*",
                check_m_star, MODEL),
+    NamedCheck("m* by CP-SAT integer kinematics: nothing within m*-1 moves, a replayed "
+               "witness at m* (moves that replay invalid cut off)", check_m_star_kinematics,
+               MODEL),
     NamedCheck("optimal count by CP-SAT enumeration", check_count, MethodKind.ENUMERATION),
     NamedCheck("continuity of the optimal final states by CP-SAT", check_continuity, MODEL),
     NamedCheck("continuity of every optimal final state by SAT: replayed models, checked "

@@ -1,0 +1,372 @@
+r"""m* by CP-SAT over integer kinematics, refined by counterexamples: a model that scales.
+
+The time-indexed model of `racecert.independent.cpsat` is Boolean over a table of every
+move reachable from the car, which stops growing useful past some 500,000 states. This
+model has per step t only integers: the position (x_t, y_t) and the velocity
+(vx_t, vy_t), with
+
+- x_t = x_{t-1} + vx_t, |vx_t - vx_{t-1}| <= 1 (and the same for y), v_0 = 0;
+- the end cell (x_t, y_t) of every move one where a move may end (asphalt or ramp, on
+  some layer): a table of cells, not of moves;
+- the opening rule (`race_rules.OpeningRule`) as bounds on v_t for t <= K;
+- an arrival at some move t <= T: the move crosses the finish line the legal way (its
+  fixed coordinate goes from k or less to k + 1 or more, or back for a "-" direction)
+  and its bounding box meets the line's span; and the start line was crossed the same
+  way by then (at this move or an earlier one). After the arrival nothing is asked of
+  the later steps.
+
+Every valid trajectory arriving within T moves is a solution (the walls a move passes
+over, the layers, the exact crossing point and the order of the lines are left out), so
+"infeasible at T = m* - 1" proves that nothing arrives sooner: a lower bound. A solution
+is replayed by the independent geometry (`Geometry.replay`); where one of its moves is
+invalid whatever the layer and the context (it touches a wall or the grid's edge, ends
+where no move may end, crosses a line the wrong way, or has zero velocity), that move is
+forbidden at every step (a *cut*, `Cut`) and the model is solved again: a
+counterexample-guided refinement that stays a relaxation, so each answer keeps its
+meaning. On open areas and straight corridors no cut is needed; on a winding track a
+relaxed car jumps walls and the cuts pile up (bounded by `max_cuts`).
+
+The model is data (`KinematicsModel`), built by the pure function `build`, and every solve
+is bounded by CP-SAT's deterministic time; this module never reads the oracle.
+
+>>> from racecert.model.parse import parse_track
+>>> t = parse_track(b'''name = "strip"
+... kind = "stage"
+... [car]
+... position = [1, 1]
+... direction = "+x"
+... [start]
+... x = 1
+... y = [1, 1]
+... dir = "+x"
+... [finish]
+... x = 6
+... y = [1, 1]
+... dir = "+x"
+... [map]
+... ground = "##########\\n#........#\\n##########"
+... ''', "strip.toml")
+>>> refine(t, 2).status, refine(t, 3).status  # 1 + 2 + 3 = 6 cells: three moves
+('infeasible', 'feasible')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from ortools.sat.python import cp_model
+
+from racecert.independent.geometry import Geometry
+from racecert.independent.interrupt import cpsat_solve
+from racecert.independent.race_rules import OpeningRule
+from racecert.model.track import Line, Track
+
+Status = Literal["feasible", "infeasible", "unknown", "stuck"]
+Position = tuple[int, int]
+MAX_CUTS = 64
+"""Cuts one refinement may add before it gives up (a deterministic work bound)."""
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A move from (x, y) by (vx, vy) that the independent geometry finds invalid on every
+    layer and in every context: forbidden at every step of the model."""
+
+    x: int
+    y: int
+    vx: int
+    vy: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class KinematicsModel:
+    """The model as data: the grid, the cells a move may end on, the car's initial
+    position and layer, the two lines, the opening rule, the horizon T and the cuts."""
+
+    width: int
+    height: int
+    endable: tuple[Position, ...]
+    initial: Position
+    start: Line
+    finish: Line
+    opening: OpeningRule
+    horizon: int
+    cuts: tuple[Cut, ...] = ()
+
+    @classmethod
+    def of(cls, track: Track, horizon: int, geometry: Geometry | None = None
+           ) -> KinematicsModel:
+        """The model of `track` at horizon T = `horizon` (no cuts yet)."""
+        g = geometry or Geometry(track)
+        layers = 2 if track.elevated is not None else 1
+        cells = tuple((x, y) for y in range(track.height) for x in range(track.width)
+                      if any(g.endable(lay, x, y) for lay in range(layers)))
+        return cls(track.width, track.height, cells, track.car.position, track.start,
+                   track.finish, OpeningRule.of(track), horizon)
+
+
+def rectangles(cells: tuple[Position, ...]) -> list[tuple[int, int, int, int]]:
+    """The cells as disjoint rectangles (x0, x1, y0, y1), inclusive: each row's runs of
+    consecutive cells, a run continued by the same run in the next row (one rectangle for
+    an open area or a corridor, a few per bend of a winding track).
+
+    >>> rectangles(((1, 1), (2, 1), (1, 2), (2, 2), (4, 2)))
+    [(1, 2, 1, 2), (4, 4, 2, 2)]
+    """
+    rows: dict[int, list[int]] = {}
+    for x, y in cells:
+        rows.setdefault(y, []).append(x)
+    done: list[tuple[int, int, int, int]] = []
+    open_: dict[tuple[int, int], int] = {}  # run (x0, x1) -> first row, continuing
+    last_y = None
+    for y in sorted(rows):
+        xs = sorted(set(rows[y]))
+        runs, start = [], xs[0]
+        for a, b in zip(xs, xs[1:] + [None], strict=True):
+            if b != a + 1:
+                runs.append((start, a))
+                start = b
+        keep = set(runs) if last_y == y - 1 else set()
+        for run, y0 in list(open_.items()):
+            if run not in keep:
+                done.append((run[0], run[1], y0, y - 1 if last_y == y - 1 else last_y))
+                del open_[run]
+        for run in runs:
+            open_.setdefault(run, y)
+        last_y = y
+    done += [(r[0], r[1], y0, last_y) for r, y0 in open_.items()]
+    return sorted(done, key=lambda r: (r[2], r[0]))
+
+
+@dataclass
+class _Built:
+    model: cp_model.CpModel
+    xs: list[cp_model.IntVar]
+    ys: list[cp_model.IntVar]
+    arrive: list[cp_model.IntVar]
+
+
+def _crossing(model: cp_model.CpModel, line: Line, before: tuple, after: tuple,
+              lit: cp_model.IntVar) -> None:
+    """`lit` implies that the move from `before` to `after` (each (x, y) variables) crosses
+    `line` the legal way with its bounding box meeting the line's span (a necessary
+    condition of an exact, legal crossing)."""
+    fixed, span = (0, 1) if line.axis == "x" else (1, 0)
+    if line.sign > 0:
+        model.Add(before[fixed] <= line.k).OnlyEnforceIf(lit)
+        model.Add(after[fixed] >= line.k + 1).OnlyEnforceIf(lit)
+    else:
+        model.Add(before[fixed] >= line.k + 1).OnlyEnforceIf(lit)
+        model.Add(after[fixed] <= line.k).OnlyEnforceIf(lit)
+    low_b, low_a = model.NewBoolVar(""), model.NewBoolVar("")
+    model.Add(before[span] <= line.hi).OnlyEnforceIf(low_b)
+    model.Add(after[span] <= line.hi).OnlyEnforceIf(low_a)
+    model.AddBoolOr([low_b, low_a]).OnlyEnforceIf(lit)
+    high_b, high_a = model.NewBoolVar(""), model.NewBoolVar("")
+    model.Add(before[span] >= line.lo).OnlyEnforceIf(high_b)
+    model.Add(after[span] >= line.lo).OnlyEnforceIf(high_a)
+    model.AddBoolOr([high_b, high_a]).OnlyEnforceIf(lit)
+
+
+def _forbid(model: cp_model.CpModel, x0: cp_model.IntVar, y0: cp_model.IntVar,
+            vx: cp_model.IntVar, vy: cp_model.IntVar, cut: Cut, alive: cp_model.IntVar
+            ) -> None:
+    """While `alive`, the move of this step is not `cut`."""
+    lits = []
+    for var, value in ((x0, cut.x), (y0, cut.y), (vx, cut.vx), (vy, cut.vy)):
+        same = model.NewBoolVar("")
+        model.Add(var == value).OnlyEnforceIf(same)
+        model.Add(var != value).OnlyEnforceIf(same.Not())
+        lits.append(same.Not())
+    model.AddBoolOr(lits).OnlyEnforceIf(alive)
+
+
+def build(m: KinematicsModel) -> _Built:
+    """The CP-SAT model of `m` (module docstring): a pure function of the data."""
+    model = cp_model.CpModel()
+    vmax = max(m.width, m.height)
+    xs = [model.NewConstant(m.initial[0])]
+    ys = [model.NewConstant(m.initial[1])]
+    vxs = [model.NewConstant(0)]
+    vys = [model.NewConstant(0)]
+    alive = [model.NewConstant(1)]  # alive[t]: move t is made (no arrival before it)
+    arrive: list[cp_model.IntVar] = []
+    started: list[cp_model.IntVar] = []  # started[t-1]: the start line crossed by move t
+    rects = rectangles(m.endable)
+    for t in range(1, m.horizon + 1):
+        x, y = model.NewIntVar(0, m.width - 1, f"x{t}"), model.NewIntVar(0, m.height - 1, f"y{t}")
+        cap = m.opening.speed_cap(m.opening.phase_at(t - 1))
+        lim = vmax if cap is None else cap
+        vx, vy = model.NewIntVar(-lim, lim, f"vx{t}"), model.NewIntVar(-lim, lim, f"vy{t}")
+        zero = m.opening.zero_axis(m.opening.phase_at(t - 1))
+        if zero is not None:
+            model.Add(vx == 0 if zero == "x" else vy == 0)
+        if t > 1:
+            on = model.NewBoolVar(f"alive{t}")
+            model.AddImplication(on, alive[-1])
+            model.AddImplication(on, arrive[-1].Not())
+            alive.append(on)
+        a = alive[-1]
+        model.Add(x == xs[-1] + vx).OnlyEnforceIf(a)
+        model.Add(y == ys[-1] + vy).OnlyEnforceIf(a)
+        for v, prev in ((vx, vxs[-1]), (vy, vys[-1])):
+            model.Add(v - prev <= 1).OnlyEnforceIf(a)
+            model.Add(v - prev >= -1).OnlyEnforceIf(a)
+        inside = []
+        for x0, x1, y0, y1 in rects:  # the end cell lies in one of the rectangles
+            lit = model.NewBoolVar("")
+            model.AddLinearConstraint(x, x0, x1).OnlyEnforceIf(lit)
+            model.AddLinearConstraint(y, y0, y1).OnlyEnforceIf(lit)
+            inside.append(lit)
+        model.AddBoolOr(inside or [model.NewConstant(0)]).OnlyEnforceIf(a)
+        for cut in m.cuts:
+            _forbid(model, xs[-1], ys[-1], vx, vy, cut, a)
+        cross_s = model.NewBoolVar(f"start{t}")
+        _crossing(model, m.start, (xs[-1], ys[-1]), (x, y), cross_s)
+        model.AddImplication(cross_s, a)
+        s_by = model.NewBoolVar(f"started{t}")
+        model.AddBoolOr([cross_s] + started[-1:]).OnlyEnforceIf(s_by)
+        started.append(s_by)
+        arr = model.NewBoolVar(f"arrive{t}")
+        model.AddImplication(arr, a)
+        model.AddImplication(arr, s_by)
+        _crossing(model, m.finish, (xs[-1], ys[-1]), (x, y), arr)
+        arrive.append(arr)
+        xs.append(x), ys.append(y), vxs.append(vx), vys.append(vy)
+    model.AddBoolOr(arrive or [model.NewConstant(0)])
+    return _Built(model, xs, ys, arrive)
+
+
+@dataclass(frozen=True)
+class KinematicsSolve:
+    """One solve: `feasible` with the positions p0..pt up to the first arrival, or
+    `infeasible`, or `unknown` (the deterministic budget ran out)."""
+
+    status: Literal["feasible", "infeasible", "unknown"]
+    positions: tuple[Position, ...]
+    deterministic_time: float
+    solver_status: str
+
+
+def solve(m: KinematicsModel, budget: float = 60.0, workers: int = 1) -> KinematicsSolve:
+    """Solve `m` within `budget` deterministic time units."""
+    b = build(m)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_deterministic_time = budget
+    solver.parameters.num_workers = workers
+    code = cpsat_solve(solver, b.model)
+    name = solver.StatusName(code)
+    spent = solver.deterministic_time
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        first = next(t for t, a in enumerate(b.arrive, start=1) if solver.Value(a))
+        pos = tuple((solver.Value(b.xs[t]), solver.Value(b.ys[t])) for t in range(first + 1))
+        return KinematicsSolve("feasible", pos, spent, name)
+    if code == cp_model.INFEASIBLE:
+        return KinematicsSolve("infeasible", (), spent, name)
+    return KinematicsSolve("unknown", (), spent, name)
+
+
+@dataclass(frozen=True)
+class Refinement:
+    """The outcome of `refine` at horizon T.
+
+    `status`: ``infeasible`` (no trajectory arrives within T moves: proven by the
+    relaxation), ``feasible`` (`positions` is a trajectory that the independent geometry
+    replays as valid, first arriving at its last move, within T moves), ``unknown`` (a
+    solve ran out of its budget), ``stuck`` (a solution failed the replay for a reason no
+    sound cut covers, or `max_cuts` were used: `reason` says which)."""
+
+    status: Status
+    horizon: int
+    positions: tuple[Position, ...]
+    cuts: tuple[Cut, ...]
+    solves: int
+    deterministic_time: float
+    reason: str
+
+
+def _cuttable(g: Geometry, x: int, y: int, vx: int, vy: int, layers: int) -> str | None:
+    """Why the move from (x, y) by (vx, vy) is invalid whatever the layer, phase and
+    progress (a sound cut), or None where some context may allow it."""
+    if vx == 0 and vy == 0:
+        return "zero velocity"
+    if not (0 <= x + vx < g.width and 0 <= y + vy < g.height):
+        return "leaves the grid"
+    reasons = []
+    for layer in range(layers):
+        ok, reason, _, events = g._walk(x, y, vx, vy, layer)
+        if ok and all(legal for _, _, legal in events):
+            return None
+        reasons.append(reason if not ok else "a line crossed the wrong way")
+    return "; ".join(reasons)
+
+
+def refine(track: Track, horizon: int, *, budget: float = 60.0, workers: int = 1,
+           max_cuts: int = MAX_CUTS, cuts: tuple[Cut, ...] = (),
+           geometry: Geometry | None = None) -> Refinement:
+    """Solve the relaxation at `horizon`, cutting replayed-invalid moves until it is
+    infeasible, a solution replays as valid, or a bound is reached (see `Refinement`).
+
+    `budget` is the CP-SAT deterministic time of all the solves together; every
+    cuttable move of a solution is cut at once (at most `max_cuts` cuts in all)."""
+    g = geometry or Geometry(track)
+    layers = 2 if track.elevated is not None else 1
+    base = KinematicsModel.of(track, horizon, g)
+    spent, solves, found = 0.0, 0, list(cuts)
+
+    def end(status: Status, positions: tuple[Position, ...], reason: str) -> Refinement:
+        return Refinement(status, horizon, positions, tuple(found), solves, spent, reason)
+
+    while True:
+        left = budget - spent
+        if left <= 0:
+            return end("unknown", (), f"CP-SAT used its budget of {budget:g} deterministic "
+                                      f"time units over {solves} solves")
+        r = solve(replace(base, cuts=tuple(found)), left, workers)
+        solves += 1
+        spent += r.deterministic_time
+        if r.status == "infeasible":
+            return end("infeasible", (), "no arrival within the horizon")
+        if r.status == "unknown":
+            return end("unknown", (), f"CP-SAT used its budget of {budget:g} deterministic "
+                                      f"time units over {solves} solves ({r.solver_status})")
+        ok, why = g.replay(list(r.positions))
+        if ok:
+            return end("feasible", r.positions, "replayed by the independent geometry")
+        bad = _invalid_moves(g, r.positions, layers)
+        early = _valid_prefix(g, r.positions[:bad[0][0]] if bad else r.positions)
+        if early is not None:
+            return end("feasible", early, "a prefix of a relaxed solution, replayed by the "
+                                          "independent geometry")
+        if not bad:
+            return end("stuck", r.positions, f"a relaxed solution fails the replay ({why}) "
+                       "with every move valid in some context: no sound cut")
+        if len(found) + len(bad) > max_cuts:
+            return end("stuck", r.positions, f"{len(found)} cuts made, the next solution "
+                       f"needs {len(bad)} more (at most {max_cuts})")
+        found.extend(cut for _, cut in bad if cut not in found)
+
+
+def _invalid_moves(g: Geometry, positions: tuple[Position, ...], layers: int
+                   ) -> list[tuple[int, Cut]]:
+    """The moves of `positions` (1-based index, as cuts) that are invalid from their cell
+    whatever the layer, phase and progress."""
+    out = []
+    for i in range(1, len(positions)):
+        (x0, y0), (x1, y1) = positions[i - 1], positions[i]
+        reason = _cuttable(g, x0, y0, x1 - x0, y1 - y0, layers)
+        if reason is not None:
+            out.append((i, Cut(x0, y0, x1 - x0, y1 - y0, reason)))
+    return out
+
+
+def _valid_prefix(g: Geometry, positions: tuple[Position, ...]
+                  ) -> tuple[Position, ...] | None:
+    """The shortest prefix of `positions` that the geometry replays as a valid trajectory
+    first arriving at its last move, or None."""
+    for end in range(2, len(positions) + 1):
+        if g.replay(list(positions[:end]))[0]:
+            return positions[:end]
+    return None

@@ -1,0 +1,101 @@
+"""m* by CP-SAT integer kinematics with counterexample cuts (`racecert.independent.kinematics`,
+`racecert.certification.kinematics_checks`): it agrees where the oracle is right, disagrees
+on a wrong m* either way, and its cuts never remove a valid move."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchmarks.generate import corridor, open_area, serpentine
+from racecert.certification.context import CertifyContext, Verdict
+from racecert.certification.kinematics_checks import check_m_star_kinematics
+from racecert.independent.geometry import Geometry, VState
+from racecert.independent.kinematics import rectangles, refine
+from racecert.independent.race_rules import OpeningRule
+from racecert.model.parse import load_track, parse_track
+from racecert.model.track import Track
+from racecert.oracle.bfs import layered_bfs
+from tests.certification.test_geometry_crosscheck import RING_TRACK
+
+TRACKS = Path(__file__).resolve().parents[2] / "tracks"
+OPEN = parse_track(open_area(40, 20, 34).encode(), "open40.toml")
+CORRIDOR = parse_track(corridor(400, 5).encode(), "corridor400.toml")
+BENDS = parse_track(serpentine(plies=2, length=10, width=3, gap=3).encode(), "bends.toml")
+RING = parse_track(RING_TRACK.encode())
+
+
+def ctx_of(track: Track, shift: int = 0) -> CertifyContext:
+    exact = layered_bfs(track, "exact")
+    if shift:
+        exact = dataclasses.replace(exact, m_star=exact.m_star + shift)
+    return CertifyContext(track, exact, layered_bfs(track, "editor"), cpsat_budget=30)
+
+
+@given(st.sets(st.tuples(st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=60))
+def test_the_rectangles_cover_the_cells_exactly(cells: set[tuple[int, int]]) -> None:
+    rects = rectangles(tuple(cells))
+    covered = [(x, y) for x0, x1, y0, y1 in rects
+               for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
+    assert sorted(covered) == sorted(cells)  # each cell once: disjoint and complete
+
+
+def test_one_rectangle_for_an_open_area_and_a_corridor() -> None:
+    g = Geometry(OPEN)
+    cells = tuple((x, y) for y in range(OPEN.height) for x in range(OPEN.width)
+                  if g.endable(0, x, y))
+    assert rectangles(cells) == [(1, 38, 1, 38)]
+
+
+@pytest.mark.parametrize("track", [OPEN, CORRIDOR, BENDS, RING,
+                                   load_track(str(TRACKS / "tiny_straight.toml")),
+                                   load_track(str(TRACKS / "apertura.toml"))],
+                         ids=["open40", "corridor400", "bends", "ring", "tiny", "apertura"])
+def test_it_agrees_with_the_oracle(track: Track) -> None:
+    ctx = ctx_of(track)
+    r = check_m_star_kinematics(ctx)[0]
+    assert (r.verdict, r.method_value) == (Verdict.AGREE, ctx.exact.m_star), r.reason
+    witness = dict(r.artefacts)["witness"]
+    assert Geometry(track).replay(list(eval(witness)))[0]  # a tuple of int pairs
+
+
+@pytest.mark.parametrize("shift", [1, -1])
+@pytest.mark.parametrize("track", [OPEN, BENDS], ids=["open40", "bends"])
+def test_a_wrong_m_star_disagrees(track: Track, shift: int) -> None:
+    r = check_m_star_kinematics(ctx_of(track, shift))[0]
+    assert r.verdict == Verdict.DISAGREE, r.reason
+    true_m = layered_bfs(track, "exact").m_star
+    expected = f"<= {true_m}" if shift == 1 else f"> {true_m - 1}"
+    assert r.method_value == expected
+
+
+def test_walls_between_the_plies_are_cut_not_jumped() -> None:
+    """On the bends the relaxed car jumps the walls between plies: the lower bound only
+    holds after cuts, and every cut is a move the geometry refuses in every context."""
+    m = layered_bfs(BENDS, "exact").m_star
+    lower = refine(BENDS, m - 1)
+    assert lower.status == "infeasible" and lower.cuts
+    g, rule = Geometry(BENDS), OpeningRule.of(BENDS)
+    for cut in lower.cuts:
+        for ax in (-1, 0, 1):
+            for ay in (-1, 0, 1):
+                for progress in (0, 1):
+                    for phase in range(rule.moves + 1):
+                        s = VState(cut.x, cut.y, cut.vx - ax, cut.vy - ay, 0, progress, phase)
+                        assert not g.move(s, (ax, ay)).valid, cut
+
+
+def test_the_budget_ends_in_a_timeout_not_an_answer() -> None:
+    r = check_m_star_kinematics(dataclasses.replace(ctx_of(BENDS), cpsat_budget=1e-9))[0]
+    assert r.verdict == Verdict.TIMEOUT and "budget" in r.reason
+
+
+def test_an_unreachable_finish_is_not_applicable() -> None:
+    ctx = ctx_of(OPEN)
+    gone = dataclasses.replace(ctx.exact, reachable=False, m_star=None)
+    r = check_m_star_kinematics(dataclasses.replace(ctx, exact=gone))[0]
+    assert r.verdict == Verdict.NOT_APPLICABLE
