@@ -355,7 +355,7 @@ def test_the_timeout_counts_the_loading_of_the_track(monkeypatch: pytest.MonkeyP
         while True:
             time.sleep(0.05)
 
-    monkeypatch.setattr(analyze_cli, "load_track", slow_load)
+    monkeypatch.setattr(analyze_cli, "load_named_track", slow_load)
     monkeypatch.setattr(limits, "seconds_since_start", lambda: 0.0)
     assert main(["analyze", str(TRACKS / "tiny_straight.toml"), "--timeout", "0.5"]) == 4
     assert capsys.readouterr().err == ("error: time limit reached: stopped after 0.5 s "
