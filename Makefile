@@ -24,9 +24,10 @@ run: $(STAMP)
 test: $(STAMP) browser
 	$(BIN)/python -m pytest
 
-# The studio's browser tests drive Debian's chromium (never a browser download).
+# The studio's browser tests drive Debian's chromium (never a browser download); the
+# replay page's script also runs under Debian's nodejs (tests/race).
 browser:
-	@command -v chromium >/dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive; apt-get update -q && apt-get install -y -q chromium; }
+	@{ command -v chromium && command -v node; } >/dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive; apt-get update -q && apt-get install -y -q chromium nodejs; }
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run --out BENCHMARKS.md
