@@ -7,7 +7,7 @@ model has per step t only integers: the position (x_t, y_t) and the velocity
 
 - x_t = x_{t-1} + vx_t, |vx_t - vx_{t-1}| <= 1 (and the same for y), v_0 = 0;
 - the end cell (x_t, y_t) of every move one where a move may end (asphalt or ramp, on
-  some layer): a table of cells, not of moves;
+  some layer), written as a few disjoint rectangles (`rectangles`): cells, not moves;
 - the opening rule (`race_rules.OpeningRule`) as bounds on v_t for t <= K;
 - an arrival at some move t <= T: the move crosses the finish line the legal way (its
   fixed coordinate goes from k or less to k + 1 or more, or back for a "-" direction)
@@ -82,8 +82,8 @@ class Cut:
 
 @dataclass(frozen=True)
 class KinematicsModel:
-    """The model as data: the grid, the cells a move may end on, the car's initial
-    position and layer, the two lines, the opening rule, the horizon T and the cuts."""
+    """The model as data: the grid, the cells a move may end on (on any layer), the car's
+    initial position, the two lines, the opening rule, the horizon T and the cuts."""
 
     width: int
     height: int
@@ -120,7 +120,7 @@ def rectangles(cells: tuple[Position, ...]) -> list[tuple[int, int, int, int]]:
         rows.setdefault(y, []).append(x)
     done: list[tuple[int, int, int, int]] = []
     open_: dict[tuple[int, int], int] = {}  # run (x0, x1) -> first row, continuing
-    last_y = None
+    last_y = -2
     for y in sorted(rows):
         xs = sorted(set(rows[y]))
         runs, start = [], xs[0]
@@ -131,7 +131,7 @@ def rectangles(cells: tuple[Position, ...]) -> list[tuple[int, int, int, int]]:
         keep = set(runs) if last_y == y - 1 else set()
         for run, y0 in list(open_.items()):
             if run not in keep:
-                done.append((run[0], run[1], y0, y - 1 if last_y == y - 1 else last_y))
+                done.append((run[0], run[1], y0, last_y))
                 del open_[run]
         for run in runs:
             open_.setdefault(run, y)
