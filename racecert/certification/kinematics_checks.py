@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 
 from racecert.certification.context import CertifyContext, CheckResult, Verdict
+from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.geometry import Geometry
 from racecert.independent.kinematics import MAX_CUTS, Refinement, refine
 
@@ -31,7 +32,15 @@ def _work(*parts: Refinement) -> str:
 
 def check_m_star_kinematics(ctx: CertifyContext) -> list[CheckResult]:
     """m* by the kinematics relaxation: nothing within m* - 1 moves, a replayed witness
-    at m*."""
+    at m*; `skipped` where the model is over its size budget."""
+    try:
+        return _check(ctx)
+    except SizeBudgetExceeded as e:
+        b = ctx.exact
+        return [CheckResult("m*", b.m_star, METHOD, None, Verdict.SKIPPED, str(e), 0.0)]
+
+
+def _check(ctx: CertifyContext) -> list[CheckResult]:
     t0 = time.perf_counter()
     track, b = ctx.track, ctx.exact
 

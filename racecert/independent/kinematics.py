@@ -57,6 +57,7 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
+from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.geometry import Geometry
 from racecert.independent.interrupt import cpsat_solve
 from racecert.independent.race_rules import OpeningRule
@@ -66,6 +67,10 @@ Status = Literal["feasible", "infeasible", "unknown", "stuck"]
 Position = tuple[int, int]
 MAX_CUTS = 64
 """Cuts one refinement may add before it gives up (a deterministic work bound)."""
+MAX_STEP_RECTANGLES = 50_000
+"""Size budget: the horizon times the rectangles of the end cells and of the midpoints
+(each step has one literal per rectangle). The bundled tracks need at most 2,622 (llanura);
+a 30-ply serpentine with m* = 833 needs 146,608, where one solve costs about a minute."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,7 @@ class KinematicsModel:
     width: int
     height: int
     endable: tuple[Position, ...]
+    midpoints: tuple[Position, ...]
     initial: Position
     start: Line
     finish: Line
@@ -103,8 +109,47 @@ class KinematicsModel:
         layers = 2 if track.elevated is not None else 1
         cells = tuple((x, y) for y in range(track.height) for x in range(track.width)
                       if any(g.endable(lay, x, y) for lay in range(layers)))
-        return cls(track.width, track.height, cells, track.car.position, track.start,
-                   track.finish, OpeningRule.of(track), horizon)
+        on = {(x, y) for y in range(track.height) for x in range(track.width)
+              if any(g.surface(lay, x, y) for lay in range(layers))}
+        return cls(track.width, track.height, cells, midpoints(on, track.width, track.height),
+                   track.car.position, track.start, track.finish, OpeningRule.of(track),
+                   horizon)
+
+
+def midpoints(on: set[Position], width: int, height: int) -> tuple[Position, ...]:
+    """The doubled midpoints (x + x', y + y') that a valid move from (x, y) to (x', y') may
+    have, given the cells `on` that are on the track on some layer.
+
+    Every cell a move touches is on the track on some layer (`Geometry._walk`), and the
+    segment's midpoint tells which cells it touches there: a cell centre (both sums even)
+    is inside one cell; a point of a cell edge (one sum odd) touches the two cells the edge
+    separates (the segment crosses the edge, with a non-zero component across it); a cell
+    corner (both sums odd) touches the two cells of one diagonal, which one depending on
+    the signs of the velocity (so either diagonal is allowed). A necessary condition: it
+    rules out a relaxed car jumping a wall one or two cells thick.
+
+    >>> midpoints({(0, 0), (1, 0)}, 2, 1)
+    ((0, 0), (1, 0), (2, 0))
+    """
+    def cells_on(*cells: Position) -> bool:
+        return all(c in on for c in cells)
+
+    out = []
+    for sy in range(2 * height - 1):
+        for sx in range(2 * width - 1):
+            hx, hy = sx // 2, sy // 2
+            if sx % 2 == 0 and sy % 2 == 0:
+                ok = cells_on((hx, hy))
+            elif sx % 2 == 0:
+                ok = cells_on((hx, hy), (hx, hy + 1))
+            elif sy % 2 == 0:
+                ok = cells_on((hx, hy), (hx + 1, hy))
+            else:
+                ok = (cells_on((hx, hy), (hx + 1, hy + 1))
+                      or cells_on((hx + 1, hy), (hx, hy + 1)))
+            if ok:
+                out.append((sx, sy))
+    return tuple(out)
 
 
 def rectangles(cells: tuple[Position, ...]) -> list[tuple[int, int, int, int]]:
@@ -183,6 +228,18 @@ def _forbid(model: cp_model.CpModel, x0: cp_model.IntVar, y0: cp_model.IntVar,
     model.AddBoolOr(lits).OnlyEnforceIf(alive)
 
 
+def _inside(model: cp_model.CpModel, x: cp_model.IntVar, y: cp_model.IntVar,
+            rects: list[tuple[int, int, int, int]], when: cp_model.IntVar) -> None:
+    """`when` implies that (x, y) lies in one of `rects` (x0, x1, y0, y1)."""
+    inside = []
+    for x0, x1, y0, y1 in rects:
+        lit = model.NewBoolVar("")
+        model.AddLinearConstraint(x, x0, x1).OnlyEnforceIf(lit)
+        model.AddLinearConstraint(y, y0, y1).OnlyEnforceIf(lit)
+        inside.append(lit)
+    model.AddBoolOr(inside or [model.NewConstant(0)]).OnlyEnforceIf(when)
+
+
 def build(m: KinematicsModel) -> _Built:
     """The CP-SAT model of `m` (module docstring): a pure function of the data."""
     model = cp_model.CpModel()
@@ -195,6 +252,7 @@ def build(m: KinematicsModel) -> _Built:
     arrive: list[cp_model.IntVar] = []
     started: list[cp_model.IntVar] = []  # started[t-1]: the start line crossed by move t
     rects = rectangles(m.endable)
+    mids = rectangles(m.midpoints)
     for t in range(1, m.horizon + 1):
         x, y = model.NewIntVar(0, m.width - 1, f"x{t}"), model.NewIntVar(0, m.height - 1, f"y{t}")
         cap = m.opening.speed_cap(m.opening.phase_at(t - 1))
@@ -214,13 +272,12 @@ def build(m: KinematicsModel) -> _Built:
         for v, prev in ((vx, vxs[-1]), (vy, vys[-1])):
             model.Add(v - prev <= 1).OnlyEnforceIf(a)
             model.Add(v - prev >= -1).OnlyEnforceIf(a)
-        inside = []
-        for x0, x1, y0, y1 in rects:  # the end cell lies in one of the rectangles
-            lit = model.NewBoolVar("")
-            model.AddLinearConstraint(x, x0, x1).OnlyEnforceIf(lit)
-            model.AddLinearConstraint(y, y0, y1).OnlyEnforceIf(lit)
-            inside.append(lit)
-        model.AddBoolOr(inside or [model.NewConstant(0)]).OnlyEnforceIf(a)
+        _inside(model, x, y, rects, a)  # the end cell lies in one of the rectangles
+        sx = model.NewIntVar(0, 2 * m.width - 2, f"sx{t}")
+        sy = model.NewIntVar(0, 2 * m.height - 2, f"sy{t}")
+        model.Add(sx == xs[-1] + x).OnlyEnforceIf(a)
+        model.Add(sy == ys[-1] + y).OnlyEnforceIf(a)
+        _inside(model, sx, sy, mids, a)
         for cut in m.cuts:
             _forbid(model, xs[-1], ys[-1], vx, vy, cut, a)
         cross_s = model.NewBoolVar(f"start{t}")
@@ -307,13 +364,19 @@ def refine(track: Track, horizon: int, *, budget: float = 60.0, workers: int = 1
            max_cuts: int = MAX_CUTS, cuts: tuple[Cut, ...] = (),
            geometry: Geometry | None = None) -> Refinement:
     """Solve the relaxation at `horizon`, cutting replayed-invalid moves until it is
-    infeasible, a solution replays as valid, or a bound is reached (see `Refinement`).
+    infeasible, a solution replays as valid, or a bound is reached (see `Refinement`);
+    `SizeBudgetExceeded` past `MAX_STEP_RECTANGLES`, before any solve.
 
     `budget` is the CP-SAT deterministic time of all the solves together; every
     cuttable move of a solution is cut at once (at most `max_cuts` cuts in all)."""
     g = geometry or Geometry(track)
     layers = 2 if track.elevated is not None else 1
     base = KinematicsModel.of(track, horizon, g)
+    size = horizon * (len(rectangles(base.endable)) + len(rectangles(base.midpoints)))
+    if size > MAX_STEP_RECTANGLES:
+        raise SizeBudgetExceeded("the kinematics model", size, MAX_STEP_RECTANGLES,
+                                 "step-rectangles", note="horizon x rectangles of the end "
+                                 "cells and the midpoints")
     spent, solves, found = 0.0, 0, list(cuts)
 
     def end(status: Status, positions: tuple[Position, ...], reason: str) -> Refinement:

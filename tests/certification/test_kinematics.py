@@ -15,7 +15,7 @@ from benchmarks.generate import corridor, open_area, serpentine
 from racecert.certification.context import CertifyContext, Verdict
 from racecert.certification.kinematics_checks import check_m_star_kinematics
 from racecert.independent.geometry import Geometry, VState
-from racecert.independent.kinematics import rectangles, refine
+from racecert.independent.kinematics import KinematicsModel, rectangles, refine
 from racecert.independent.race_rules import OpeningRule
 from racecert.model.parse import load_track, parse_track
 from racecert.model.track import Track
@@ -73,13 +73,45 @@ def test_a_wrong_m_star_disagrees(track: Track, shift: int) -> None:
     assert r.method_value == expected
 
 
-def test_walls_between_the_plies_are_cut_not_jumped() -> None:
-    """On the bends the relaxed car jumps the walls between plies: the lower bound only
-    holds after cuts, and every cut is a move the geometry refuses in every context."""
+def test_the_midpoint_keeps_the_car_from_jumping_walls() -> None:
+    """Between the plies of the bends the wall is one cell thick: the midpoint condition
+    alone rules out the jump, so the lower bound needs no cut there."""
     m = layered_bfs(BENDS, "exact").m_star
     lower = refine(BENDS, m - 1)
+    assert (lower.status, lower.cuts) == ("infeasible", ())
+
+
+@pytest.mark.parametrize("name", ["candelabro", "ocho", "4_esquinas"])
+def test_every_valid_move_has_an_allowed_midpoint(name: str) -> None:
+    """Soundness of the midpoint condition: every move the independent geometry allows
+    from some cell and layer (|v'| <= 5) has its doubled midpoint in the allowed set."""
+    track = load_track(str(TRACKS / f"{name}.toml"))
+    g = Geometry(track)
+    allowed = set(KinematicsModel.of(track, 1, g).midpoints)
+    layers = 2 if track.elevated is not None else 1
+    checked = 0
+    for y in range(track.height):
+        for x in range(track.width):
+            for vx in range(-5, 6):
+                for vy in range(-5, 6):
+                    if (vx, vy) == (0, 0) or not (0 <= x + vx < track.width
+                                                  and 0 <= y + vy < track.height):
+                        continue
+                    if any(g._walk(x, y, vx, vy, lay)[0] for lay in range(layers)):
+                        assert (2 * x + vx, 2 * y + vy) in allowed, (x, y, vx, vy)
+                        checked += 1
+    assert checked > 1000
+
+
+def test_every_cut_is_a_move_the_geometry_refuses() -> None:
+    """On candelabro the relaxed car still finds moves that only the full walk refuses:
+    each is cut, and each cut is refused by the geometry from every previous velocity,
+    progress and phase."""
+    track = load_track(str(TRACKS / "candelabro.toml"))
+    m = layered_bfs(track, "exact").m_star
+    lower = refine(track, m - 1)
     assert lower.status == "infeasible" and lower.cuts
-    g, rule = Geometry(BENDS), OpeningRule.of(BENDS)
+    g, rule = Geometry(track), OpeningRule.of(track)
     for cut in lower.cuts:
         for ax in (-1, 0, 1):
             for ay in (-1, 0, 1):
@@ -99,3 +131,16 @@ def test_an_unreachable_finish_is_not_applicable() -> None:
     gone = dataclasses.replace(ctx.exact, reachable=False, m_star=None)
     r = check_m_star_kinematics(dataclasses.replace(ctx, exact=gone))[0]
     assert r.verdict == Verdict.NOT_APPLICABLE
+
+
+def test_a_model_over_its_size_budget_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The size budget is decided before any solve: `skipped`, with the measured size
+    (open 40x40, m* = 8: 7 steps at T = m* - 1 times one end-cell and one midpoint
+    rectangle)."""
+    from racecert.independent import kinematics
+
+    monkeypatch.setattr(kinematics, "MAX_STEP_RECTANGLES", 10)
+    r = check_m_star_kinematics(ctx_of(OPEN))[0]
+    assert r.verdict == Verdict.SKIPPED
+    assert "the kinematics model holds 14 step-rectangles, over its size budget of 10" \
+        in r.reason
