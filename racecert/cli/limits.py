@@ -66,6 +66,9 @@ IMPORTED = time.monotonic()
 time cannot be read."""
 
 EXIT_LIMIT = 4
+MEMORY_DEFERRALS = 4
+"""Watchdog signals (one per `watchdog.SLICE`, 50 ms) that the memory limit's stop waits for
+fragile code to return before it is raised anyway (`Watchdog._handler`)."""
 MAX_STATES = 10**11
 """Largest --max-states: beyond the memory of any machine (some 100 bytes per state)."""
 MIN_MEMORY, MAX_MEMORY = 64 * 2**20, 2**50
@@ -339,6 +342,7 @@ class Watchdog:
         self.deadline, self.keep_free, self.levels = deadline, keep_free, levels
         self.fired: str | None = None
         self._raised = False
+        self._deferred = 0
         self._closing = False
         self._proc: subprocess.Popen[bytes] | None = None
         self._previous: dict[int, object] = {}
@@ -347,12 +351,17 @@ class Watchdog:
         """Record the limit and stop the run, once; once the block has ended (a signal
         sent as the work finished) nothing is raised: the work is done. Where the stop
         would be lost (numba compiling a kernel: `racecert.cli.safe_points`) it waits for
-        the watchdog's next signal, which comes every `SLICE` seconds after a limit."""
+        the watchdog's next signal, which comes every `SLICE` seconds after a limit; the
+        memory limit waits `MEMORY_DEFERRALS` signals at most (memory cannot wait for a
+        compiler that keeps allocating: past that the stop is raised where it is, as
+        before, rather than leave the run to the out-of-memory killer)."""
         if self._raised or self._closing:
             return
         if self.fired is None:
             self.fired = self.SIGNALS[signum]
-        if interrupt_would_be_lost(frame):
+        urgent = self.fired == "memory" and self._deferred >= MEMORY_DEFERRALS
+        if interrupt_would_be_lost(frame) and not urgent:
+            self._deferred += 1
             return
         self._raised = True
         raise LimitInterrupt
