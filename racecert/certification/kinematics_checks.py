@@ -18,7 +18,7 @@ import time
 from racecert.certification.context import CertifyContext, CheckResult, Verdict
 from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.geometry import Geometry
-from racecert.independent.kinematics import MAX_CUTS, Refinement, refine
+from racecert.independent.kinematics import MAX_CUTS, KinematicsModel, Refinement, refine
 
 METHOD = ("CP-SAT integer kinematics (positions, velocities, end cells, line crossings; "
           "moves that replay invalid cut off)")
@@ -54,13 +54,15 @@ def _check(ctx: CertifyContext) -> list[CheckResult]:
         return result(None, Verdict.NOT_APPLICABLE, "the finish is unreachable: the "
                       "relaxation bounds m* only within a horizon")
     m, g = b.m_star, Geometry(track)
+    model = KinematicsModel.of(track, m, g)  # built once for both horizons
     budget = ctx.cpsat_budget
     parts: list[Refinement] = []
     cuts: tuple = ()
     if m >= 2:
         ctx.report(f"CP-SAT kinematics at T = {m - 1} (budget {budget:g} deterministic time "
                    f"units, at most {MAX_CUTS} cuts)", 0, None)
-        below = refine(track, m - 1, budget=budget, workers=ctx.workers, geometry=g)
+        below = refine(track, m - 1, budget=budget, workers=ctx.workers, geometry=g,
+                       model=model)
         parts.append(below)
         if below.status == "feasible":
             return result(f"<= {len(below.positions) - 1}", Verdict.DISAGREE,
@@ -72,7 +74,7 @@ def _check(ctx: CertifyContext) -> list[CheckResult]:
         cuts = below.cuts
     spent = sum(r.deterministic_time for r in parts)
     at = refine(track, m, budget=max(budget - spent, 0.0), workers=ctx.workers, cuts=cuts,
-                geometry=g)
+                geometry=g, model=model)
     parts.append(at)
     if at.status == "infeasible":
         return result(f"> {m}", Verdict.DISAGREE, f"no arrival within {m} moves even in the "

@@ -65,6 +65,8 @@ from racecert.model.track import Line, Track
 
 Status = Literal["feasible", "infeasible", "unknown", "stuck"]
 Position = tuple[int, int]
+Rect = tuple[int, int, int, int]
+"""A rectangle of cells (x0, x1, y0, y1), inclusive."""
 MAX_CUTS = 64
 """Cuts one refinement may add before it gives up (a deterministic work bound)."""
 MAX_STEP_RECTANGLES = 50_000
@@ -87,13 +89,14 @@ class Cut:
 
 @dataclass(frozen=True)
 class KinematicsModel:
-    """The model as data: the grid, the cells a move may end on (on any layer), the car's
-    initial position, the two lines, the opening rule, the horizon T and the cuts."""
+    """The model as data: the grid, the cells a move may end on (on any layer) and the
+    doubled midpoints a move may have, both as disjoint rectangles (`rectangles`), the
+    car's initial position, the two lines, the opening rule, the horizon T and the cuts."""
 
     width: int
     height: int
-    endable: tuple[Position, ...]
-    midpoints: tuple[Position, ...]
+    end_rects: tuple[Rect, ...]
+    mid_rects: tuple[Rect, ...]
     initial: Position
     start: Line
     finish: Line
@@ -106,14 +109,26 @@ class KinematicsModel:
            ) -> KinematicsModel:
         """The model of `track` at horizon T = `horizon` (no cuts yet)."""
         g = geometry or Geometry(track)
-        layers = 2 if track.elevated is not None else 1
+        layers = range(layer_count(track))
         cells = tuple((x, y) for y in range(track.height) for x in range(track.width)
-                      if any(g.endable(lay, x, y) for lay in range(layers)))
+                      if any(g.endable(lay, x, y) for lay in layers))
         on = {(x, y) for y in range(track.height) for x in range(track.width)
-              if any(g.surface(lay, x, y) for lay in range(layers))}
-        return cls(track.width, track.height, cells, midpoints(on, track.width, track.height),
+              if any(g.surface(lay, x, y) for lay in layers)}
+        return cls(track.width, track.height, tuple(rectangles(cells)),
+                   tuple(rectangles(midpoints(on, track.width, track.height))),
                    track.car.position, track.start, track.finish, OpeningRule.of(track),
                    horizon)
+
+    @property
+    def size(self) -> int:
+        """Step-rectangles: the horizon times the rectangles of both conditions (each
+        step has one literal per rectangle), what `MAX_STEP_RECTANGLES` bounds."""
+        return self.horizon * (len(self.end_rects) + len(self.mid_rects))
+
+
+def layer_count(track: Track) -> int:
+    """1, or 2 with an elevated layer (a bridge)."""
+    return 2 if track.elevated is not None else 1
 
 
 def midpoints(on: set[Position], width: int, height: int) -> tuple[Position, ...]:
@@ -152,7 +167,7 @@ def midpoints(on: set[Position], width: int, height: int) -> tuple[Position, ...
     return tuple(out)
 
 
-def rectangles(cells: tuple[Position, ...]) -> list[tuple[int, int, int, int]]:
+def rectangles(cells: tuple[Position, ...]) -> list[Rect]:
     """The cells as disjoint rectangles (x0, x1, y0, y1), inclusive: each row's runs of
     consecutive cells, a run continued by the same run in the next row (one rectangle for
     an open area or a corridor, a few per bend of a winding track).
@@ -163,7 +178,7 @@ def rectangles(cells: tuple[Position, ...]) -> list[tuple[int, int, int, int]]:
     rows: dict[int, list[int]] = {}
     for x, y in cells:
         rows.setdefault(y, []).append(x)
-    done: list[tuple[int, int, int, int]] = []
+    done: list[Rect] = []
     open_: dict[tuple[int, int], int] = {}  # run (x0, x1) -> first row, continuing
     last_y = -2
     for y in sorted(rows):
@@ -229,7 +244,7 @@ def _forbid(model: cp_model.CpModel, x0: cp_model.IntVar, y0: cp_model.IntVar,
 
 
 def _inside(model: cp_model.CpModel, x: cp_model.IntVar, y: cp_model.IntVar,
-            rects: list[tuple[int, int, int, int]], when: cp_model.IntVar) -> None:
+            rects: tuple[Rect, ...], when: cp_model.IntVar) -> None:
     """`when` implies that (x, y) lies in one of `rects` (x0, x1, y0, y1)."""
     inside = []
     for x0, x1, y0, y1 in rects:
@@ -251,8 +266,6 @@ def build(m: KinematicsModel) -> _Built:
     alive = [model.NewConstant(1)]  # alive[t]: move t is made (no arrival before it)
     arrive: list[cp_model.IntVar] = []
     started: list[cp_model.IntVar] = []  # started[t-1]: the start line crossed by move t
-    rects = rectangles(m.endable)
-    mids = rectangles(m.midpoints)
     for t in range(1, m.horizon + 1):
         x, y = model.NewIntVar(0, m.width - 1, f"x{t}"), model.NewIntVar(0, m.height - 1, f"y{t}")
         cap = m.opening.speed_cap(m.opening.phase_at(t - 1))
@@ -272,12 +285,12 @@ def build(m: KinematicsModel) -> _Built:
         for v, prev in ((vx, vxs[-1]), (vy, vys[-1])):
             model.Add(v - prev <= 1).OnlyEnforceIf(a)
             model.Add(v - prev >= -1).OnlyEnforceIf(a)
-        _inside(model, x, y, rects, a)  # the end cell lies in one of the rectangles
+        _inside(model, x, y, m.end_rects, a)  # the end cell lies in one of the rectangles
         sx = model.NewIntVar(0, 2 * m.width - 2, f"sx{t}")
         sy = model.NewIntVar(0, 2 * m.height - 2, f"sy{t}")
         model.Add(sx == xs[-1] + x).OnlyEnforceIf(a)
         model.Add(sy == ys[-1] + y).OnlyEnforceIf(a)
-        _inside(model, sx, sy, mids, a)
+        _inside(model, sx, sy, m.mid_rects, a)
         for cut in m.cuts:
             _forbid(model, xs[-1], ys[-1], vx, vy, cut, a)
         cross_s = model.NewBoolVar(f"start{t}")
@@ -362,19 +375,20 @@ def _cuttable(g: Geometry, x: int, y: int, vx: int, vy: int, layers: int) -> str
 
 def refine(track: Track, horizon: int, *, budget: float = 60.0, workers: int = 1,
            max_cuts: int = MAX_CUTS, cuts: tuple[Cut, ...] = (),
-           geometry: Geometry | None = None) -> Refinement:
+           geometry: Geometry | None = None, model: KinematicsModel | None = None
+           ) -> Refinement:
     """Solve the relaxation at `horizon`, cutting replayed-invalid moves until it is
     infeasible, a solution replays as valid, or a bound is reached (see `Refinement`);
     `SizeBudgetExceeded` past `MAX_STEP_RECTANGLES`, before any solve.
 
     `budget` is the CP-SAT deterministic time of all the solves together; every
-    cuttable move of a solution is cut at once (at most `max_cuts` cuts in all)."""
+    cuttable move of a solution is cut at once (at most `max_cuts` cuts in all). `model`:
+    the track's model built once (`KinematicsModel.of`) for several horizons."""
     g = geometry or Geometry(track)
-    layers = 2 if track.elevated is not None else 1
-    base = KinematicsModel.of(track, horizon, g)
-    size = horizon * (len(rectangles(base.endable)) + len(rectangles(base.midpoints)))
-    if size > MAX_STEP_RECTANGLES:
-        raise SizeBudgetExceeded("the kinematics model", size, MAX_STEP_RECTANGLES,
+    layers = layer_count(track)
+    base = replace(model or KinematicsModel.of(track, horizon, g), horizon=horizon, cuts=())
+    if base.size > MAX_STEP_RECTANGLES:
+        raise SizeBudgetExceeded("the kinematics model", base.size, MAX_STEP_RECTANGLES,
                                  "step-rectangles", note="horizon x rectangles of the end "
                                  "cells and the midpoints")
     spent, solves, found = 0.0, 0, list(cuts)

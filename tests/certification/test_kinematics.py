@@ -4,6 +4,7 @@ on a wrong m* either way, and its cuts never remove a valid move."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from benchmarks.generate import corridor, open_area, serpentine
 from racecert.certification.context import CertifyContext, Verdict
 from racecert.certification.kinematics_checks import check_m_star_kinematics
 from racecert.independent.geometry import Geometry, VState
-from racecert.independent.kinematics import KinematicsModel, rectangles, refine
+from racecert.independent.kinematics import layer_count, midpoints, rectangles, refine
 from racecert.independent.race_rules import OpeningRule
 from racecert.model.parse import load_track, parse_track
 from racecert.model.track import Track
@@ -60,7 +61,7 @@ def test_it_agrees_with_the_oracle(track: Track) -> None:
     r = check_m_star_kinematics(ctx)[0]
     assert (r.verdict, r.method_value) == (Verdict.AGREE, ctx.exact.m_star), r.reason
     witness = dict(r.artefacts)["witness"]
-    assert Geometry(track).replay(list(eval(witness)))[0]  # a tuple of int pairs
+    assert Geometry(track).replay(list(ast.literal_eval(witness)))[0]
 
 
 @pytest.mark.parametrize("shift", [1, -1])
@@ -87,8 +88,10 @@ def test_every_valid_move_has_an_allowed_midpoint(name: str) -> None:
     from some cell and layer (|v'| <= 5) has its doubled midpoint in the allowed set."""
     track = load_track(str(TRACKS / f"{name}.toml"))
     g = Geometry(track)
-    allowed = set(KinematicsModel.of(track, 1, g).midpoints)
-    layers = 2 if track.elevated is not None else 1
+    on = {(x, y) for y in range(track.height) for x in range(track.width)
+          if any(g.surface(lay, x, y) for lay in range(layer_count(track)))}
+    allowed = set(midpoints(on, track.width, track.height))
+    layers = layer_count(track)
     checked = 0
     for y in range(track.height):
         for x in range(track.width):
