@@ -9,25 +9,42 @@ a valid trajectory first arriving at move m* (the upper bound). Solutions that d
 replay are cut off move by move and solved again, within one deterministic budget; where
 no sound cut exists (a move invalid only on its layer, on tracks with a bridge) or the
 cuts run out, the check says so and confirms nothing.
+
+Where CP-SAT refutes T = m* - 1, the same model (with the same cuts) is written as a CNF
+(`racecert.independent.kinematics_cnf`, order encoding) and solved again with a
+proof-logging SAT solver; its DRUP proof, checked by `racecert.independent.drup`, makes
+the lower bound a checked proof rather than CP-SAT's word (a second result, "m* lower
+bound, kinematics CNF"). Its budgets: `KINEMATICS_SAT_CONFLICTS` conflicts (a work budget:
+`timeout`) and the CNF's size (`skipped`, with the size).
 """
 
 from __future__ import annotations
 
 import time
 
-from racecert.certification.context import CertifyContext, CheckResult, Verdict
+from racecert.certification.context import CertifyContext, CheckResult, MethodKind, Verdict
 from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.geometry import Geometry
-from racecert.independent.kinematics import MAX_CUTS, KinematicsModel, Refinement, refine
+from racecert.independent.kinematics import MAX_CUTS, Cut, KinematicsModel, Refinement, refine
+from racecert.independent.kinematics_cnf import SatSolve, sat_backend
+from racecert.model.track import Track
 
 METHOD = ("CP-SAT integer kinematics (positions, velocities, end cells, line crossings; "
           "moves that replay invalid cut off)")
+SAT_FIGURE = "m* lower bound, kinematics CNF"
+SAT_METHOD = ("SAT (glucose4) on the integer kinematics as an order-encoded CNF, with "
+              "CP-SAT's cuts + DRUP check")
+KINEMATICS_SAT_CONFLICTS = 20_000
+"""Conflicts the CNF's refinement may use at T = m* - 1 (a deterministic work budget):
+open areas and corridors need none (unit propagation refutes them), the small bundled
+tracks a few hundred; espiral (m* = 58) about 37,000, where checking the proof would
+cost some 50 s and the reachability-cut CNF already gives a checked proof."""
 
 
 def _work(*parts: Refinement) -> str:
     solves = sum(r.solves for r in parts)
-    spent = sum(r.deterministic_time for r in parts)
-    return f"{solves} solves, {len(parts[-1].cuts)} cuts, {spent:.2f} deterministic time units"
+    spent = sum(r.work for r in parts)
+    return f"{solves} solves, {len(parts[-1].cuts)} cuts, {spent:.2f} {parts[-1].unit}"
 
 
 def check_m_star_kinematics(ctx: CertifyContext) -> list[CheckResult]:
@@ -44,11 +61,13 @@ def _check(ctx: CertifyContext) -> list[CheckResult]:
     t0 = time.perf_counter()
     track, b = ctx.track, ctx.exact
 
+    sat: list[CheckResult] = []
+
     def result(value: object, verdict: Verdict, reason: str, *parts: Refinement,
                arte: tuple[tuple[str, str], ...] = ()) -> list[CheckResult]:
         return [CheckResult("m*", b.m_star, METHOD, value, verdict, reason,
                             time.perf_counter() - t0, arte,
-                            work=_work(*parts) if parts else "")]
+                            work=_work(*parts) if parts else ""), *sat]
 
     if not b.reachable or not b.m_star:
         return result(None, Verdict.NOT_APPLICABLE, "the finish is unreachable: the "
@@ -70,9 +89,14 @@ def _check(ctx: CertifyContext) -> list[CheckResult]:
                           "the independent geometry)", below,
                           arte=(("witness", str(below.positions)),))
         if below.status != "infeasible":  # unknown (its budget) or stuck (no sound cut)
+            sat.append(CheckResult(SAT_FIGURE, m, SAT_METHOD, None, Verdict.TIMEOUT,
+                                   "not attempted: CP-SAT's refinement at T = "
+                                   f"{m - 1} found no refuting set of cuts ({below.reason})",
+                                   0.0, kind=MethodKind.CHECKED_PROOF))
             return result(None, Verdict.TIMEOUT, f"at T = {m - 1}: {below.reason}", below)
         cuts = below.cuts
-    spent = sum(r.deterministic_time for r in parts)
+        sat.append(sat_lower_bound(ctx, track, g, model, m, cuts))
+    spent = sum(r.work for r in parts)
     at = refine(track, m, budget=max(budget - spent, 0.0), workers=ctx.workers, cuts=cuts,
                 geometry=g, model=model)
     parts.append(at)
@@ -90,3 +114,39 @@ def _check(ctx: CertifyContext) -> list[CheckResult]:
                       "moves (replayed by the independent geometry)", *parts, arte=arte)
     return result(m, Verdict.AGREE, f"the relaxation has no arrival within {m - 1} moves; "
                   f"a witness at {m} replayed", *parts, arte=arte)
+
+
+def sat_lower_bound(ctx: CertifyContext, track: Track, g: Geometry, model: KinematicsModel,
+                     m: int, cuts: tuple[Cut, ...]) -> CheckResult:
+    """The lower bound again, by SAT with a checked DRUP proof over the same model and cuts
+    (more cuts if the SAT solver finds a relaxed solution that CP-SAT did not)."""
+    t0 = time.perf_counter()
+    ctx.report(f"SAT kinematics CNF at T = {m - 1} ({len(cuts)} cuts, budget "
+               f"{KINEMATICS_SAT_CONFLICTS:,} conflicts) with a DRUP proof check", 0, None)
+    record: list[SatSolve] = []
+
+    def out(value: object, verdict: Verdict, reason: str, work: str = "",
+            arte: tuple[tuple[str, str], ...] = ()) -> CheckResult:
+        return CheckResult(SAT_FIGURE, m, SAT_METHOD, value, verdict, reason,
+                           time.perf_counter() - t0, arte, work=work,
+                           kind=MethodKind.CHECKED_PROOF)
+
+    try:
+        r = refine(track, m - 1, budget=KINEMATICS_SAT_CONFLICTS, cuts=cuts, geometry=g,
+                   model=model, backend=sat_backend(record=record))
+    except SizeBudgetExceeded as e:
+        return out(None, Verdict.SKIPPED, str(e))
+    last = record[-1] if record else None
+    work = f"{r.solves} solves, {len(r.cuts)} cuts, {r.work:,.0f} conflicts"
+    if last is not None:
+        work += (f"; CNF {last.nvars:,} vars, {last.clauses:,} clauses; proof "
+                 f"{last.proof_lines:,} lines, {last.proof_bytes:,} bytes")
+    if r.status == "feasible":
+        return out(f"<= {len(r.positions) - 1}", Verdict.DISAGREE,
+                   f"a valid trajectory arriving within {m - 1} moves (a SAT model replayed "
+                   "by the independent geometry)", work, (("witness", str(r.positions)),))
+    if r.status != "infeasible":
+        return out(None, Verdict.TIMEOUT, f"at T = {m - 1}: {r.reason}", work)
+    checker = last.checker if last is not None else ""
+    return out(f"> {m - 1}", Verdict.AGREE, f"T = {m - 1} UNSAT; DRUP proof checked "
+               f"({checker})", work, (("proof check", "verified"),))

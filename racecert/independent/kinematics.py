@@ -52,6 +52,7 @@ is bounded by CP-SAT's deterministic time; this module never reads the oracle.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -312,16 +313,27 @@ def build(m: KinematicsModel) -> _Built:
 @dataclass(frozen=True)
 class KinematicsSolve:
     """One solve: `feasible` with the positions p0..pt up to the first arrival, or
-    `infeasible`, or `unknown` (the deterministic budget ran out)."""
+    `infeasible`, or `unknown` (the work budget ran out, or an UNSAT answer whose proof
+    did not check: `solver_status` says which). `work`: what the solve spent, in its
+    backend's unit (`Backend.unit`)."""
 
     status: Literal["feasible", "infeasible", "unknown"]
     positions: tuple[Position, ...]
-    deterministic_time: float
+    work: float
     solver_status: str
 
 
+@dataclass(frozen=True)
+class Backend:
+    """A solver for the model: `solve(model, budget)` within `budget` units of `unit`."""
+
+    name: str
+    unit: str
+    solve: Callable[[KinematicsModel, float], KinematicsSolve]
+
+
 def solve(m: KinematicsModel, budget: float = 60.0, workers: int = 1) -> KinematicsSolve:
-    """Solve `m` within `budget` deterministic time units."""
+    """Solve `m` with CP-SAT within `budget` deterministic time units."""
     b = build(m)
     solver = cp_model.CpSolver()
     solver.parameters.max_deterministic_time = budget
@@ -336,6 +348,12 @@ def solve(m: KinematicsModel, budget: float = 60.0, workers: int = 1) -> Kinemat
     if code == cp_model.INFEASIBLE:
         return KinematicsSolve("infeasible", (), spent, name)
     return KinematicsSolve("unknown", (), spent, name)
+
+
+def cpsat_backend(workers: int = 1) -> Backend:
+    """CP-SAT over `build`'s model, budgets in deterministic time units."""
+    return Backend("CP-SAT", "deterministic time units",
+                   lambda m, budget: solve(m, budget, workers))
 
 
 @dataclass(frozen=True)
@@ -353,8 +371,9 @@ class Refinement:
     positions: tuple[Position, ...]
     cuts: tuple[Cut, ...]
     solves: int
-    deterministic_time: float
+    work: float
     reason: str
+    unit: str = "deterministic time units"
 
 
 def _cuttable(g: Geometry, x: int, y: int, vx: int, vy: int, layers: int) -> str | None:
@@ -375,15 +394,18 @@ def _cuttable(g: Geometry, x: int, y: int, vx: int, vy: int, layers: int) -> str
 
 def refine(track: Track, horizon: int, *, budget: float = 60.0, workers: int = 1,
            max_cuts: int = MAX_CUTS, cuts: tuple[Cut, ...] = (),
-           geometry: Geometry | None = None, model: KinematicsModel | None = None
-           ) -> Refinement:
+           geometry: Geometry | None = None, model: KinematicsModel | None = None,
+           backend: Backend | None = None) -> Refinement:
     """Solve the relaxation at `horizon`, cutting replayed-invalid moves until it is
     infeasible, a solution replays as valid, or a bound is reached (see `Refinement`);
     `SizeBudgetExceeded` past `MAX_STEP_RECTANGLES`, before any solve.
 
-    `budget` is the CP-SAT deterministic time of all the solves together; every
-    cuttable move of a solution is cut at once (at most `max_cuts` cuts in all). `model`:
-    the track's model built once (`KinematicsModel.of`) for several horizons."""
+    `budget` is the work of all the solves together in the backend's unit (CP-SAT's
+    deterministic time by default; `backend` may be another solver of the same model,
+    e.g. `racecert.independent.kinematics_cnf.sat_backend`); every cuttable move of a
+    solution is cut at once (at most `max_cuts` cuts in all). `model`: the track's model
+    built once (`KinematicsModel.of`) for several horizons."""
+    backend = backend or cpsat_backend(workers)
     g = geometry or Geometry(track)
     layers = layer_count(track)
     base = replace(model or KinematicsModel.of(track, horizon, g), horizon=horizon, cuts=())
@@ -394,21 +416,24 @@ def refine(track: Track, horizon: int, *, budget: float = 60.0, workers: int = 1
     spent, solves, found = 0.0, 0, list(cuts)
 
     def end(status: Status, positions: tuple[Position, ...], reason: str) -> Refinement:
-        return Refinement(status, horizon, positions, tuple(found), solves, spent, reason)
+        return Refinement(status, horizon, positions, tuple(found), solves, spent, reason,
+                          backend.unit)
+
+    def spent_all(note: str = "") -> Refinement:
+        return end("unknown", (), f"{backend.name} used its budget of {budget:g} "
+                                  f"{backend.unit} over {solves} solves{note}")
 
     while True:
         left = budget - spent
         if left <= 0:
-            return end("unknown", (), f"CP-SAT used its budget of {budget:g} deterministic "
-                                      f"time units over {solves} solves")
-        r = solve(replace(base, cuts=tuple(found)), left, workers)
+            return spent_all()
+        r = backend.solve(replace(base, cuts=tuple(found)), left)
         solves += 1
-        spent += r.deterministic_time
+        spent += r.work
         if r.status == "infeasible":
-            return end("infeasible", (), "no arrival within the horizon")
+            return end("infeasible", (), f"no arrival within the horizon ({r.solver_status})")
         if r.status == "unknown":
-            return end("unknown", (), f"CP-SAT used its budget of {budget:g} deterministic "
-                                      f"time units over {solves} solves ({r.solver_status})")
+            return spent_all(f" ({r.solver_status})")
         ok, why = g.replay(list(r.positions))
         if ok:
             return end("feasible", r.positions, "replayed by the independent geometry")

@@ -234,12 +234,14 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
         return (((lay * h + y) * w + x) * span + vx + span // 2) * span + vy + span // 2
 
     frontier = np.unique(np.asarray(starts, dtype=np.int64).reshape(-1, 5), axis=0)
-    seen = set(key(frontier).tolist())
-    expanded: set[tuple[int, int, int, int, int]] = set()
+    seen = np.unique(key(frontier))  # sorted state keys
+    expanded = np.zeros(0, dtype=np.int64)  # sorted keys of the moves already generated
     out: list[np.ndarray] = []
     acc = np.array(ACCELS, dtype=np.int64)
+    cells = w * h
     while len(frontier):
-        # (layer, dx, dy, x, y) of every move the frontier can attempt
+        # (layer, dx, dy, x, y) of every move the frontier can attempt, as one int64 key
+        # ordered by (layer, dx, dy) first: one group per displacement and start layer
         x = np.repeat(frontier[:, 0], 9)
         y = np.repeat(frontier[:, 1], 9)
         lay = np.repeat(frontier[:, 4], 9)
@@ -247,18 +249,22 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
         dy = np.repeat(frontier[:, 3], 9) + np.tile(acc[:, 1], len(frontier))
         ok = ((dx != 0) | (dy != 0)) & (x + dx >= 0) & (x + dx < w) & (y + dy >= 0) \
             & (y + dy < h)
-        moves = np.unique(np.stack([lay, dx, dy, x, y], axis=1)[ok], axis=0)  # sorted
+        mk = ((((lay * span + dx + span // 2) * span + dy + span // 2) * h + y) * w + x)[ok]
+        mk = np.unique(mk)
+        mk = mk[~np.isin(mk, expanded, assume_unique=True)]
+        if not len(mk):
+            break
+        expanded = np.insert(expanded, np.searchsorted(expanded, mk), mk)  # both sorted
+        group, pos = np.divmod(mk, cells)
+        py, px = np.divmod(pos, w)
+        starts_at = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
         new_rows: list[np.ndarray] = []
-        groups, first = np.unique(moves[:, :3], axis=0, return_index=True)
-        parts = np.split(moves, first[1:]) if len(moves) else []
-        for (l0, mx, my), sel in zip(groups.tolist(), parts, strict=True):
-            fresh = [i for i, (px, py) in enumerate(sel[:, 3:].tolist())
-                     if (px, py, l0, mx, my) not in expanded]
-            if not fresh:
-                continue
-            sel = sel[fresh]
-            expanded.update((px, py, l0, mx, my) for px, py in sel[:, 3:].tolist())
-            rows = _moves_for(track, surf, endable, sel[:, 3], sel[:, 4], mx, my, l0)
+        for lo, hi in zip(starts_at.tolist(), [*starts_at[1:].tolist(), len(mk)],
+                          strict=True):
+            gl, g_dy = divmod(int(group[lo]), span)
+            l0, g_dx = divmod(gl, span)
+            rows = _moves_for(track, surf, endable, px[lo:hi], py[lo:hi], g_dx - span // 2,
+                              g_dy - span // 2, l0)
             if rows is not None:
                 new_rows.append(rows)
         if not new_rows:
@@ -267,14 +273,13 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
         out.append(rows)
         nxt = np.stack([rows[:, 2], rows[:, 3], rows[:, 2] - rows[:, 0],
                         rows[:, 3] - rows[:, 1], rows[:, 5]], axis=1)
-        nxt = np.unique(nxt, axis=0)
-        keys = key(nxt).tolist()
-        fresh_states = [i for i, k in enumerate(keys) if k not in seen]
-        seen.update(keys[i] for i in fresh_states)
+        keys, first = np.unique(key(nxt), return_index=True)
+        fresh = ~np.isin(keys, seen, assume_unique=True)
+        seen = np.insert(seen, np.searchsorted(seen, keys[fresh]), keys[fresh])
         if len(seen) > max_states:
             raise TableBudget("the reachable-move closure", len(seen), max_states,
                               "states", at_least=True)
-        frontier = nxt[fresh_states]
+        frontier = nxt[first[fresh]]
     allrows = (np.unique(np.concatenate(out), axis=0) if out
                else np.zeros((0, len(COLUMNS)), dtype=np.int64))
     vmax = int(np.abs(allrows[:, 2:4] - allrows[:, 0:2]).max()) if len(allrows) else 0

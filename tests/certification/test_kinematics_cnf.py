@@ -1,0 +1,154 @@
+"""The integer kinematics as an order-encoded CNF (`racecert.independent.kinematics_cnf`)
+and the checked-proof lower bound of certify (`kinematics_checks`): it refutes T = m* - 1
+with a proof that checks, admits every valid trajectory, finds a replayed witness when m*
+is claimed too large, and a corrupted formula or proof is rejected."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import pytest
+from pysat.solvers import Solver
+
+from benchmarks.generate import open_area, serpentine
+from racecert.api import analyze
+from racecert.certification.context import CertifyContext, MethodKind, Verdict
+from racecert.certification.kinematics_checks import (
+    SAT_FIGURE,
+    check_m_star_kinematics,
+    sat_lower_bound,
+)
+from racecert.independent.budgets import SizeBudgetExceeded
+from racecert.independent.drup import check_drup
+from racecert.independent.geometry import Geometry
+from racecert.independent.kinematics import KinematicsModel, refine
+from racecert.independent.kinematics_cnf import (
+    MAX_CLAUSES,
+    encode,
+    estimated_clauses,
+    sat_backend,
+    solve_cnf,
+)
+from racecert.model.parse import load_track, parse_track
+from racecert.model.track import Track
+from racecert.oracle.bfs import layered_bfs
+from tests.certification.test_geometry_crosscheck import RING_TRACK
+
+TRACKS = Path(__file__).resolve().parents[2] / "tracks"
+OPEN = parse_track(open_area(40, 20, 34).encode(), "open40.toml")
+BENDS = parse_track(serpentine(plies=2, length=10, width=3, gap=3).encode(), "bends.toml")
+RING = parse_track(RING_TRACK.encode())
+SMALL = {"open40": OPEN, "bends": BENDS, "ring": RING,
+         **{n: load_track(str(TRACKS / f"{n}.toml"))
+            for n in ("tiny_straight", "apertura", "tiny_opening_shadow", "candelabro",
+                      "tiny_circuit_nocont")}}
+
+
+def ctx_of(track: Track) -> CertifyContext:
+    return CertifyContext(track, layered_bfs(track, "exact"), layered_bfs(track, "editor"),
+                          cpsat_budget=30)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_the_checked_lower_bound_agrees(name: str) -> None:
+    track = SMALL[name]
+    ctx = ctx_of(track)
+    results = check_m_star_kinematics(ctx)
+    sat = next(r for r in results if r.figure == SAT_FIGURE)
+    m = ctx.exact.m_star
+    assert (sat.verdict, sat.method_value, sat.kind) == (
+        Verdict.AGREE, f"> {m - 1}", MethodKind.CHECKED_PROOF), sat.reason
+    assert dict(sat.artefacts)["proof check"] == "verified"
+
+
+@pytest.mark.parametrize("name", ["open40", "bends", "candelabro"])
+def test_a_too_large_m_star_gets_a_replayed_sat_witness(name: str) -> None:
+    """Claimed m* + 1: the CNF at T = m* is satisfiable, its model (after cuts) replays as
+    a valid trajectory of at most m* moves: a disagreement with evidence."""
+    track = SMALL[name]
+    ctx = ctx_of(track)
+    m = ctx.exact.m_star
+    g = Geometry(track)
+    r = sat_lower_bound(ctx, track, g, KinematicsModel.of(track, m, g), m + 1, ())
+    assert r.verdict == Verdict.DISAGREE, r.reason
+    witness = dict(r.artefacts)["witness"]
+    positions = list(ast.literal_eval(witness))
+    assert g.replay(positions)[0] and len(positions) - 1 <= m
+
+
+def test_the_sat_refinement_reaches_the_same_m_star_as_cp_sat() -> None:
+    """With the SAT backend alone (its own cuts), T = m* - 1 is refuted and T = m* gives a
+    witness that replays, arriving at move m*."""
+    m = layered_bfs(BENDS, "exact").m_star
+    below = refine(BENDS, m - 1, budget=100_000, backend=sat_backend())
+    assert below.status == "infeasible", below.reason
+    at = refine(BENDS, m, budget=100_000, cuts=below.cuts, backend=sat_backend())
+    assert at.status == "feasible" and len(at.positions) - 1 == m, at.reason
+    assert Geometry(BENDS).replay(list(at.positions))[0]
+
+
+def _assumptions(cnf, positions: tuple[tuple[int, int], ...]) -> list[int]:
+    """Order literals fixing x_t, y_t to `positions` (t = 0..len - 1)."""
+    lits = []
+    for t, (x, y) in enumerate(positions):
+        for z, value in ((cnf.xs[t], x), (cnf.ys[t], y)):
+            for a in range(z.lo + 1, z.hi + 1):
+                lit = z.ge(a)
+                lits.append(lit if value >= a else -lit)
+    return lits
+
+
+@pytest.mark.parametrize("name", ["bends", "ring", "candelabro", "apertura",
+                                  "tiny_circuit_nocont"])
+@pytest.mark.parametrize("extra", [0, 2])
+def test_every_valid_trajectory_satisfies_the_cnf(name: str, extra: int) -> None:
+    """Soundness of the relaxation: the yellow, green and blue trajectories (valid, by the
+    oracle) satisfy the CNF at their own length and two moves beyond (the steps after an
+    arrival are free), with the cuts CP-SAT found."""
+    track = SMALL[name]
+    a = analyze(track)
+    m = a.bfs.m_star
+    g = Geometry(track)
+    cuts = refine(track, m - 1, geometry=g).cuts
+    trajectories = {a.yellow.positions, a.representatives.green.trajectory.positions,
+                    a.representatives.blue.trajectory.positions}
+    for positions in trajectories:
+        horizon = len(positions) - 1 + extra
+        cnf = encode(dataclasses.replace(KinematicsModel.of(track, horizon, g), cuts=cuts))
+        with Solver(name="glucose4", bootstrap_with=cnf.clauses) as s:
+            assert s.solve(assumptions=_assumptions(cnf, positions)), positions
+
+
+def test_a_flipped_goal_clause_or_a_cut_proof_is_rejected() -> None:
+    m = layered_bfs(BENDS, "exact").m_star
+    cnf = encode(KinematicsModel.of(BENDS, m - 1))
+    with Solver(name="glucose4", bootstrap_with=cnf.clauses, with_proof=True) as s:
+        assert not s.solve()
+        proof = list(s.get_proof())
+    assert check_drup(cnf.clauses, proof).verified
+    goal = cnf.clauses[-1]
+    assert len(goal) == 1  # the goal: done[T]
+    flipped = [*cnf.clauses[:-1], [-goal[0]]]
+    assert not check_drup(flipped, proof).verified
+    if len(proof) > 1:  # a proof cut short no longer derives the empty clause
+        assert not check_drup(cnf.clauses, proof[: len(proof) // 2]).verified
+
+
+def test_the_size_budget_skips_before_building() -> None:
+    big = parse_track(open_area(600, 300, 560).encode(), "open600.toml")
+    model = KinematicsModel.of(big, 40)
+    assert estimated_clauses(model) > MAX_CLAUSES
+    with pytest.raises(SizeBudgetExceeded, match="kinematics CNF holds .* clauses"):
+        solve_cnf(model)
+
+
+def test_an_open_area_is_refuted_by_unit_propagation() -> None:
+    """Nothing beyond the rules' domains is given to the CNF: the solver and the checker
+    derive how far the car gets; on an open area unit propagation alone does it."""
+    m = layered_bfs(OPEN, "exact").m_star
+    r = solve_cnf(KinematicsModel.of(OPEN, m - 1))
+    assert r.solve.status == "infeasible" and r.proof_lines == 0
+    assert "unit propagation" in r.checker
+    assert solve_cnf(KinematicsModel.of(OPEN, m)).solve.status == "feasible"
