@@ -14,7 +14,10 @@ Both passes ignore the opening rule, the progress and the arrival (a crossing of
 the finish counts as a goal whether or not it would arrive), so each step's rows
 are a superset of what any solution of the model can use: the model's solutions
 are unchanged, only its size shrinks (the "tube" around the source's real
-trajectories). Pure Python over the table's rows; no speed bound is assumed.
+trajectories). No speed bound is assumed. The table is turned once into arrays (states
+as packed int64 keys, the rows each state may use, the moves each row still needs), so
+each step is a few vectorised passes: llanura's 161,353 rows over 69 steps cost about a
+second instead of half a minute of Python loops.
 
 >>> rows = [(0, 0, 1, 0, 0, 0, 0, 0, 0), (1, 0, 3, 0, 0, 0, 0, 1, 0)]
 >>> [len(r) for r in step_rows(rows, (0, 0, 0, 0, 0), 2)]
@@ -23,8 +26,9 @@ trajectories). Pure Python over the table's rows; no speed bound is assumed.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
+
+import numpy as np
 
 Row = tuple[int, ...]
 KState = tuple[int, int, int, int, int]  # (x, y, vx, vy, layer)
@@ -33,50 +37,103 @@ _X, _Y, _X2, _Y2, _L, _L2, _FINISH = 0, 1, 2, 3, 4, 5, 7
 _NEVER = 1 << 60  # no finish crossing reachable
 
 
-def _after(r: Row) -> KState:
-    return (r[_X2], r[_Y2], r[_X2] - r[_X], r[_Y2] - r[_Y], r[_L2])
-
-
 class _Graph:
-    """The table as a graph over states, built once per table: per state its rows, each
-    with the moves still needed after it to cross the finish (0 for a crossing row), and
-    the states its rows lead to."""
+    """The table as arrays, built once per table.
+
+    States (x, y, vx, vy, layer) are packed into one int64 (`_key`); the *universe* is
+    every state a row leads to. `edge_state`/`edge_row`: each (state, row) pair such that
+    the row is usable from the state (its new velocity within 1 of the state's, same cell
+    and layer); `after[r]`: the universe index of the state row r leads to; `need[r]`: the
+    moves still needed after row r to cross the finish (0 for a crossing row, `_NEVER`
+    where none can); `rank[r]`: row r's place in sorted order."""
 
     def __init__(self, rows: Sequence[Row]) -> None:
-        self.by_move: dict[tuple[int, int, int, int, int], list[Row]] = {}
-        for r in rows:
-            key = (r[_X], r[_Y], r[_L], r[_X2] - r[_X], r[_Y2] - r[_Y])
-            self.by_move.setdefault(key, []).append(r)
-        self.out: dict[KState, list[Row]] = {}  # the rows usable from each explored state
-        self.after: dict[KState, frozenset[KState]] = {}  # the states they lead to
-        self.rows: dict[KState, list[tuple[int, Row]]] = {}  # (moves still needed, row)
+        self.rows = rows
+        arr = np.asarray(rows, dtype=np.int64).reshape(len(rows), -1)
+        n = len(rows)
+        self.rank = np.empty(n, dtype=np.int64)
+        order = sorted(range(n), key=rows.__getitem__)
+        self.rank[order] = np.arange(n)
+        self.by_rank = np.asarray(order, dtype=np.int64)
+        x, y, x2, y2, lay, lay2 = (arr[:, i] for i in (_X, _Y, _X2, _Y2, _L, _L2))
+        vx, vy = x2 - x, y2 - y
+        self.w = int(max(arr[:, [_X, _X2]].max(initial=0), 0)) + 1
+        self.h = int(max(arr[:, [_Y, _Y2]].max(initial=0), 0)) + 1
+        self.span = int(np.abs(np.concatenate([vx, vy])).max(initial=0)) + 2
+        # a row is usable from state (x, y, v, layer) when its move key (x, y, layer, v')
+        # has |v' - v| <= 1: rows sorted by that key, looked up for the 9 accelerations
+        move_key = self._key(x, y, vx, vy, lay)
+        self.row_order = np.argsort(move_key, kind="stable")
+        self.move_keys = move_key[self.row_order]
+        after_key = self._key(x2, y2, vx, vy, lay2)
+        self.universe, self.after = np.unique(after_key, return_inverse=True)
+        u = self.universe
+        self.edge_state, self.edge_row = self._usable(*self._unkey(u))
+        self.need = self._need(arr[:, _FINISH] != 0)
 
-    def usable(self, s: KState) -> list[Row]:
-        x, y, vx, vy, lay = s
-        out: list[Row] = []
+    def _key(self, x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray,
+             lay: np.ndarray) -> np.ndarray:
+        s, side = self.span, 2 * self.span + 1
+        return ((((lay * self.h + y) * self.w + x) * side + vx + s) * side + vy + s)
+
+    def _unkey(self, k: np.ndarray) -> tuple[np.ndarray, ...]:
+        side = 2 * self.span + 1
+        rest, vy = np.divmod(k, side)
+        rest, vx = np.divmod(rest, side)
+        rest, x = np.divmod(rest, self.w)
+        lay, y = np.divmod(rest, self.h)
+        return x, y, vx - self.span, vy - self.span, lay
+
+    def _usable(self, x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray,
+                lay: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(state index, row index) of every row usable from the given states, state by
+        state in input order, rows in table order within a state."""
+        states, found = [], []
         for ax in (-1, 0, 1):
             for ay in (-1, 0, 1):
-                out.extend(self.by_move.get((x, y, lay, vx + ax, vy + ay), ()))
-        return out
+                k = self._key(x, y, vx + ax, vy + ay, lay)
+                lo = np.searchsorted(self.move_keys, k, side="left")
+                hi = np.searchsorted(self.move_keys, k, side="right")
+                count = hi - lo
+                idx = np.repeat(np.arange(len(k)), count)
+                offs = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+                states.append(idx)
+                found.append(self.row_order[np.repeat(lo, count) + offs])
+        s, r = np.concatenate(states), np.concatenate(found)
+        order = np.lexsort((r, s))
+        return s[order], r[order]
 
-    def reach(self, source: KState) -> None:
-        """Explore every state reachable from `source` (once) and the goal distances."""
-        if source in self.after:
-            return
-        stack = [source]
-        self.after[source] = frozenset()
-        while stack:
-            s = stack.pop()
-            self.out[s] = self.usable(s)
-            nxt = frozenset(_after(r) for r in self.out[s])
-            self.after[s] = nxt
-            for n in nxt:
-                if n not in self.after:
-                    self.after[n] = frozenset()
-                    stack.append(n)
-        goal = _goal_distance(self.out)
-        self.rows = {s: sorted((0 if r[_FINISH] else goal.get(_after(r), _NEVER) + 1, r)
-                               for r in out) for s, out in self.out.items()}
+    def _need(self, finish: np.ndarray) -> np.ndarray:
+        """Per row: 0 if it crosses the finish, else 1 + the fewest moves from the state it
+        leads to before a finish-crossing row, over the table (`_NEVER` if none)."""
+        n_states = len(self.universe)
+        dist = np.full(n_states, _NEVER, dtype=np.int64)
+        has_finish = np.zeros(n_states, dtype=bool)
+        has_finish[self.edge_state[finish[self.edge_row]]] = True
+        dist[has_finish] = 0
+        frontier = has_finish
+        level = 0
+        to = self.after[self.edge_row]
+        while frontier.any():
+            level += 1
+            reach = self.edge_state[frontier[to]]
+            fresh = np.zeros(n_states, dtype=bool)
+            fresh[reach] = True
+            fresh &= dist == _NEVER
+            dist[fresh] = level
+            frontier = fresh
+        d = dist[self.after]
+        return np.where(finish, 0, np.where(d == _NEVER, _NEVER, d + 1))
+
+    def source_rows(self, source: KState) -> np.ndarray:
+        """The rows usable from `source` (which need not be in the universe; off the
+        table's grid or faster than its moves, none)."""
+        sx, sy, svx, svy, _ = source
+        if not (0 <= sx < self.w and 0 <= sy < self.h
+                and max(abs(svx), abs(svy)) <= self.span - 2):
+            return np.zeros(0, dtype=np.int64)
+        x, y, vx, vy, lay = (np.array([v], dtype=np.int64) for v in source)
+        return self._usable(x, y, vx, vy, lay)[1]
 
 
 _GRAPHS: dict[int, tuple[Sequence[Row], _Graph]] = {}
@@ -97,43 +154,20 @@ def _graph(rows: Sequence[Row]) -> _Graph:
 def step_rows(rows: Sequence[Row], source: KState, horizon: int
               ) -> tuple[tuple[Row, ...], ...]:
     """Per step t < `horizon`, the rows of `rows` a trajectory of at most `horizon` moves
-    from `source` can use at step t on its way to a finish crossing (see the module)."""
+    from `source` can use at step t on its way to a finish crossing (see the module): one
+    entry per (state of the step, usable row) pair, sorted."""
+    if not len(rows):
+        return tuple(() for _ in range(horizon))
     g = _graph(rows)
-    g.reach(source)
-    layer: set[KState] = {source}
     out = []
+    layer_rows = g.source_rows(source)  # step 0: the source's rows, one state
     for t in range(horizon):
         left = horizon - 1 - t  # moves from this one on that may still reach a crossing
-        keep = []
-        for s in layer:
-            for need, r in g.rows[s]:
-                if need > left:
-                    break
-                keep.append(r)
-        out.append(tuple(sorted(keep)))
+        kept = layer_rows[g.need[layer_rows] <= left]
+        ranks = np.sort(g.rank[kept])
+        out.append(tuple(rows[i] for i in g.by_rank[ranks].tolist()))
         if t + 1 < horizon:
-            nxt: set[KState] = set()
-            for s in layer:
-                nxt |= g.after[s]
-            layer = nxt
+            nxt = np.zeros(len(g.universe), dtype=bool)
+            nxt[g.after[layer_rows]] = True
+            layer_rows = g.edge_row[nxt[g.edge_state]]
     return tuple(out)
-
-
-def _goal_distance(succ: dict[KState, list[Row]]) -> dict[KState, int]:
-    """Per state of `succ`: the fewest moves before a finish-crossing row (0 when it has
-    one), over the moves among the states of `succ`."""
-    back: dict[KState, list[KState]] = {}
-    dist: dict[KState, int] = {}
-    for s, out in succ.items():
-        for r in out:
-            back.setdefault(_after(r), []).append(s)
-            if r[_FINISH]:
-                dist[s] = 0
-    queue = deque(dist)
-    while queue:
-        s = queue.popleft()
-        for p in back.get(s, ()):
-            if p not in dist:
-                dist[p] = dist[s] + 1
-                queue.append(p)
-    return dist
