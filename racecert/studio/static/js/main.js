@@ -1,6 +1,7 @@
 // The studio page: tools, editing, validation as you draw, jobs and their results.
 
-import { api, ApiError, follow, tokenHeaders } from "./api.js";
+import { api, follow, tokenHeaders } from "./api.js";
+import { Filing } from "./filing.js";
 import { autoLine, DIRS, History, SURFACES, TrackDoc } from "./model.js";
 import { showCertificate, showFigures, showTrajectory, showVerdict, trajectoryCard } from "./panels.js";
 import { RacePanel } from "./race.js";
@@ -32,6 +33,7 @@ function load(docJSON, source, blank = false) {
   if (state.race) state.race.reset();
   setResults(null, null);
   state.version++;
+  state.filing.markSaved();
   refreshForm();
   validateSoon(0);
 }
@@ -56,6 +58,7 @@ function onHistory(tx) {
   else state.view.refreshCells(tx.cells.map((c) => c[0]));
   state.version++;
   state.blank = false;
+  state.filing.refresh();
   refreshForm();
   validateSoon();
   if (state.analysis) $("stale").hidden = state.version === state.analysedVersion;
@@ -468,9 +471,10 @@ async function runJob(kind, extra = {}) {
     runStatus(e.message, "bad");
     return;
   }
-  const job = { id: started.id, kind, steps: 0, version };
+  const job = { id: started.id, kind, steps: 0, version, t0: performance.now() };
   state.job = job;
   setRunning(true);
+  jobLog(job, null);
   runStatus(kind === "certify" ? "Certifying… (independent checks can take a while)" : `${VERB[kind]}…`);
   progress(0);
   follow(job.id, (event) => onJobEvent(job, event));
@@ -481,6 +485,7 @@ function onJobEvent(job, event) {
   if (event.type === "step") {
     job.steps++;
     job.step = event.name;
+    jobLog(job, event.name);
     const total = job.kind === "analyze" ? ANALYSIS_STEPS.length : null;
     progress(total ? job.steps / total : null);
     runStatus(`${VERB[job.kind]}: ${event.name}…`);
@@ -516,9 +521,52 @@ function onJobEvent(job, event) {
 }
 
 function finishJob() {
+  const job = state.job;
   state.job = null;
   setRunning(false);
   $("progress").hidden = true;
+  if (job) jobLog(job, undefined);
+}
+
+// The job panel (sticky at the top of the right-hand column, so that a job's progress stays
+// in view however far the panels below are scrolled): the step running, the seconds since
+// the start, and the log of the steps so far, each with its seconds. `name`: null when
+// the job starts, a step's name when one starts, undefined when the job ends.
+function jobLog(job, name) {
+  const log = $("job-log"), now = performance.now();
+  const seconds = (t) => `${((now - t) / 1000).toFixed(1)} s`;
+  const last = log.lastElementChild;
+  if (name === null) {
+    log.replaceChildren();
+    clearInterval(state.jobTimer);
+    state.jobTimer = setInterval(() => {
+      if (state.job === job) $("job-elapsed").textContent = `${((performance.now() - job.t0) / 1000).toFixed(0)} s`;
+    }, 500);
+    $("job-info").hidden = false;
+    $("job-step").textContent = `${VERB[job.kind]}…`;
+    $("job-elapsed").textContent = "0 s";
+    log.hidden = true;
+    return;
+  }
+  if (last && !last.dataset.done) {
+    last.dataset.done = "true";
+    last.querySelector(".t").textContent = seconds(Number(last.dataset.t0));
+  }
+  if (name === undefined) {
+    clearInterval(state.jobTimer);
+    $("job-step").textContent = `${VERB[job.kind]}: ended`;
+    $("job-elapsed").textContent = seconds(job.t0);
+    return;
+  }
+  const li = document.createElement("li");
+  li.dataset.t0 = String(now);
+  const n = document.createElement("span"); n.textContent = name;
+  const t = document.createElement("span"); t.className = "t"; t.textContent = "…";
+  li.append(n, t);
+  log.append(li);
+  log.hidden = false;
+  log.scrollTop = log.scrollHeight;
+  $("job-step").textContent = `step ${job.steps}: ${name}`;
 }
 
 async function cancelJob() {
@@ -548,109 +596,6 @@ function runStatus(text, cls = "") {
   s.className = `run-status ${cls}`;
 }
 
-// -- open, new, save, download ----------------------------------------------------------------
-
-async function openDialog() {
-  const dlg = $("dlg-open"), list = $("open-list");
-  $("open-error").textContent = "";
-  list.textContent = "Loading…";
-  dlg.showModal();
-  try {
-    const { folders } = await api.files();
-    list.replaceChildren();
-    for (const f of folders) {
-      const h = document.createElement("h4");
-      h.textContent = `${f.label}${f.writable ? "" : " (read only)"}`;
-      h.title = f.path;
-      const ul = document.createElement("ul");
-      for (const path of f.files) {
-        const li = document.createElement("li");
-        const b = document.createElement("button");
-        b.type = "button"; b.textContent = path; b.className = "link";
-        b.addEventListener("click", async () => {
-          try {
-            const r = await api.open(f.index, path);
-            dlg.close();
-            load(r.document, f.writable ? { folder: f.index, path } : null);
-            status(`opened ${path}`);
-          } catch (e) { $("open-error").textContent = e.message; }
-        });
-        li.append(b); ul.append(li);
-      }
-      if (!f.files.length) { const li = document.createElement("li"); li.textContent = "(no .toml files)"; ul.append(li); }
-      list.append(h, ul);
-    }
-  } catch (e) { list.textContent = e.message; }
-}
-
-function bindFileInput() {
-  $("open-file").addEventListener("change", async (e) => {
-    const file = e.target.files[0];
-    if (!file) return;
-    try {
-      const r = await api.importText(file.name, await file.text());
-      $("dlg-open").close();
-      load(r.document, null);
-      status(`opened ${file.name} (Save… to keep it in a folder the studio was given)`);
-    } catch (err) { $("open-error").textContent = err.message; }
-    e.target.value = "";
-  });
-}
-
-function newGrid() {
-  const w = parseInt($("new-width").value, 10), h = parseInt($("new-height").value, 10);
-  if (!(w >= 3 && h >= 3 && w <= 400 && h <= 400)) { status("size: 3 to 400 cells each way"); return; }
-  load(TrackDoc.blank(w, h).toJSON(), null, true);
-  selectSurface("asphalt");
-}
-
-function slug(name) {
-  return (name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "") || "track") + ".toml";
-}
-
-function saveDialog() {
-  const folders = (state.session.folders || []).filter((f) => f.writable);
-  const sel = $("save-folder");
-  sel.replaceChildren(...folders.map((f) => {
-    const o = document.createElement("option");
-    o.value = f.index; o.textContent = f.label; o.title = f.path;
-    return o;
-  }));
-  if (state.source) sel.value = state.source.folder;
-  $("save-path").value = state.source ? state.source.path : slug(state.doc.name);
-  $("save-error").textContent = folders.length ? "" : "No writable folder: start the studio with --folder DIR.";
-  $("dlg-save").showModal();
-}
-
-async function save(overwrite = false) {
-  const folder = parseInt($("save-folder").value, 10), path = $("save-path").value.trim();
-  try {
-    const r = await api.save(state.doc.toJSON(), folder, path, overwrite);
-    $("dlg-save").close();
-    state.source = { folder, path };
-    refreshForm();
-    status(r.verdict.valid ? `saved ${r.saved}` : `saved ${r.saved} — it does not validate yet`);
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 409 && !overwrite) {
-      if (window.confirm(`${path} exists. Replace it?`)) await save(true);
-      return;
-    }
-    $("save-error").textContent = e.message;
-  }
-}
-
-async function download() {
-  let toml = state.verdict && state.verdictVersion === state.version ? state.verdict.toml : null;
-  if (!toml) {
-    try { toml = (await api.validate(state.doc.toJSON())).toml; } catch (e) { status(e.message); return; }
-  }
-  const url = URL.createObjectURL(new Blob([toml], { type: "application/toml" }));
-  const a = document.createElement("a");
-  a.href = url; a.download = state.source ? state.source.path.split("/").pop() : slug(state.doc.name);
-  document.body.append(a); a.click(); a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
 function status(text) { $("st-msg").textContent = text; }
 function statusZoom() { $("st-zoom").textContent = `zoom ${Math.round(state.view.scale)} px/cell`; }
 
@@ -662,21 +607,13 @@ async function main() {
   bindCanvas();
   bindKeys();
   bindForm();
-  bindFileInput();
+  state.filing = new Filing(state, { load, status, refreshForm, selectSurface });
   $("btn-undo").addEventListener("click", undo);
   $("btn-redo").addEventListener("click", redo);
   $("btn-fit").addEventListener("click", () => { state.view.fit(); statusZoom(); });
   $("btn-analyse").addEventListener("click", () => runJob("analyze"));
   $("btn-certify").addEventListener("click", () => runJob("certify"));
   $("btn-cancel").addEventListener("click", cancelJob);
-  $("btn-open").addEventListener("click", openDialog);
-  $("btn-new").addEventListener("click", () => $("dlg-new").showModal());
-  $("btn-save").addEventListener("click", saveDialog);
-  $("btn-download").addEventListener("click", download);
-  $("form-new").addEventListener("submit", (e) => { if (e.submitter && e.submitter.value === "ok") newGrid(); });
-  $("form-save").addEventListener("submit", (e) => {
-    if (e.submitter && e.submitter.value === "ok") { e.preventDefault(); save(); }
-  });
   window.addEventListener("pagehide", () => {
     if (state.job) fetch(`/api/jobs/${state.job.id}/cancel`, { method: "POST", keepalive: true,
       headers: { "Content-Type": "application/json", ...tokenHeaders() }, body: "{}" });
@@ -689,10 +626,16 @@ async function main() {
   }
   const race = state.session.race;
   if (race && race.drivers && race.drivers.length) {
-    state.race = new RacePanel(race, state.view, (options) => runJob("race", options));
+    state.race = new RacePanel(race, state.view, (options) => runJob("race", options),
+      () => { state.view.hoverTraj = null; $("tooltip").hidden = true; });
   }
   const initial = state.session.initial;
-  if (initial) load(initial.document, initial.source);
+  if (initial && initial.new) {  // `racecert studio my_tracks/ring.toml`: a file to come
+    const blank = TrackDoc.blank(30, 20);
+    blank.name = initial.name;
+    load(blank.toJSON(), initial.source, true);
+    status(`a new track: Save… writes ${initial.source.path}`);
+  } else if (initial) load(initial.document, initial.source);
   else load(TrackDoc.blank(30, 20).toJSON(), null, true);
   statusZoom();
   document.body.dataset.ready = "true";
