@@ -203,5 +203,7 @@ def test_a_jobs_progress_stays_in_view(browser, tmp_path: Path) -> None:  # noqa
         assert page.is_visible("#run-status")
         page.click("#btn-cancel")
         page.wait_for_selector("#run-status:has-text('Cancelled.')")
-        assert "ended" in page.inner_text("#job-step")
+        assert "ended" in page.inner_text("#job-step") and page.is_hidden("#job-log")
+        page.click("#job-log-toggle")  # the steps of the ended job, on demand
+        assert page.is_visible("#job-log li")
         p.close()

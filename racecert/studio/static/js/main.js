@@ -552,10 +552,16 @@ function jobLog(job, name) {
     last.dataset.done = "true";
     last.querySelector(".t").textContent = seconds(Number(last.dataset.t0));
   }
-  if (name === undefined) {
+  if (name === undefined) {  // the job ended: the log folds away behind a toggle
     clearInterval(state.jobTimer);
-    $("job-step").textContent = `${VERB[job.kind]}: ended`;
+    const toggle = document.createElement("button");
+    toggle.type = "button"; toggle.className = "link"; toggle.id = "job-log-toggle";
+    toggle.textContent = `${VERB[job.kind]}: ended · ${log.children.length} step(s) ▸`;
+    toggle.title = "show or hide the steps and their seconds";
+    toggle.addEventListener("click", () => { log.hidden = !log.hidden; });
+    $("job-step").replaceChildren(toggle);
     $("job-elapsed").textContent = seconds(job.t0);
+    log.hidden = true;
     return;
   }
   const li = document.createElement("li");
