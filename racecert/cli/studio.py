@@ -2,7 +2,9 @@
 
 Everything is checked before the server starts (one line, exit status 2): the
 TRACK file must open (a file the validator rejects still opens as a draft, with
-the message shown on its cell; a file that is not a track table does not), each
+the message shown on its cell; a file that is not a track table does not; a
+.toml file that does not exist yet, in a folder that does, starts a blank grid
+that Save writes there), each
 --folder must be a folder, and the address must be free. The server then runs
 on 127.0.0.1 until Ctrl-C (exit status 130) and prints the page's URL with the
 session's random token, without which the API refuses every request (403); a
@@ -22,7 +24,13 @@ from racecert.cli.bundled import track_path
 from racecert.model.errors import TrackError
 from racecert.studio.app import LOCAL_HOSTS, StudioConfig, create_app
 from racecert.studio.document import draft_from_toml
-from racecert.studio.files import FileAccessError, Roots, bundled_tracks, read_track_bytes
+from racecert.studio.files import (
+    FileAccessError,
+    Roots,
+    bundled_tracks,
+    is_new_track,
+    read_track_bytes,
+)
 from racecert.studio.server import ServerError, listen, page_url, serve
 from racecert.studio.worker import JobLimits
 
@@ -65,7 +73,8 @@ def cmd_studio(args: argparse.Namespace) -> int:
         initial = None
         if args.track is not None:
             initial = Path(track_path(args.track))
-            draft_from_toml(read_track_bytes(initial), args.track)
+            if not is_new_track(initial):
+                draft_from_toml(read_track_bytes(initial), args.track)
     except (FileAccessError, TrackError) as exc:
         return print_error(exc)
     hosts = tuple(dict.fromkeys((*LOCAL_HOSTS, args.host.strip("[]"), args.host)))

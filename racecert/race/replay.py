@@ -16,11 +16,12 @@ from racecert.race.driver import Cell
 from racecert.race.engine import Event, RaceResult
 from racecert.race.standings import HEADER, standings_rows
 
-# Car colours. The analysis draws its optimal trajectories yellow, green and blue
-# (racecert.analysis.svg.COLORS), so no car is any of those hues: red, purple, charcoal,
-# magenta, brown, slate and wine, each dark enough for 3:1 contrast on asphalt and on
-# shoulders (tests/race/test_replay.py checks both). Car i gets colour i mod 7.
-CAR_COLORS = ("#c62828", "#7b1fa2", "#212121", "#c2188f", "#5d4037", "#546e7a", "#880e4f")
+# Car colours. The analysis draws its trajectories yellow, green and blue and its
+# coverage red (racecert.analysis.svg.COLORS), and the studio shows a race over an
+# analysis, so no car is any of those hues: purple, charcoal, magenta, brown, slate and
+# wine, each dark enough for 3:1 contrast on asphalt and on shoulders
+# (tests/race/test_replay_page.py checks both). Car i gets colour i mod 6.
+CAR_COLORS = ("#7b1fa2", "#212121", "#c2188f", "#5d4037", "#546e7a", "#880e4f")
 GRID_STROKE = ("#606060", 0.35)  # colour and opacity: visible on asphalt and off-track
 LIVE_HEADER = ("pos", "car", "driver", "moves")
 RACING = "racing"

@@ -56,6 +56,7 @@ from racecert.studio.race_job import (
     MAX_LAPS,
     RaceOptionError,
     builtin_drivers,
+    car_palette,
     race_options,
 )
 from racecert.studio.worker import JobLimits
@@ -188,17 +189,17 @@ def create_app(config: StudioConfig) -> Starlette:
         initial = None
         if config.initial is not None:
             path = config.initial
-            data = await run_in_threadpool(read_track_bytes, path)
-            index_ = next((i for i, f in enumerate(config.roots.folders)
-                           if path.resolve().is_relative_to(f.path) and f.writable), None)
-            source = None if index_ is None else {
-                "folder": index_,
-                "path": str(path.resolve().relative_to(config.roots.folders[index_].path))}
-            initial = await run_in_threadpool(opened, data, path.name, source)
+            source = config.roots.locate(path)
+            if not path.exists() and source is not None:  # a new track, saved there
+                initial = {"document": None, "source": source, "new": True, "name": path.stem}
+            else:
+                data = await run_in_threadpool(read_track_bytes, path)
+                initial = await run_in_threadpool(opened, data, path.name, source)
         limits = config.limits
         return JSONResponse({
-            "folders": config.roots.listing(), "initial": initial,
-            "race": {"drivers": builtin_drivers(), "max_cars": MAX_CARS, "max_laps": MAX_LAPS},
+            "folders": config.roots.listing(), "home": config.roots.home(), "initial": initial,
+            "race": {"drivers": builtin_drivers(), "max_cars": MAX_CARS, "max_laps": MAX_LAPS,
+                     "colors": car_palette()},
             "limits": {"max_states": limits.max_states, "memory_gib": limits.memory_bytes / 2**30,
                        "cpsat_budget": limits.cpsat_budget, "count_limit": limits.count_limit,
                        "max_running": config.max_running, "max_body": config.max_body}})

@@ -12,6 +12,7 @@ save leaves the previous file as it was.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,25 @@ class Roots:
             raise FileAccessError(f"{relative}: leads outside {folder.label}")
         return target
 
+    def home(self) -> int | None:
+        """The folder Save proposes for a track that has no writable file of its own (a
+        bundled track, a blank grid, an imported file): the folder the studio was started
+        in when it is one of the writable folders, else the first writable one; None when
+        every folder is read only. Never the bundled tracks' (package data)."""
+        cwd = Path.cwd().resolve()
+        writable = [i for i, f in enumerate(self.folders) if f.writable]
+        return next((i for i in writable if self.folders[i].path == cwd),
+                    writable[0] if writable else None)
+
+    def locate(self, path: Path) -> dict[str, Any] | None:
+        """`{folder, path}` of the file `path` in the first writable folder holding it, or
+        None (a file in the bundled tracks, or in no folder the studio was given)."""
+        resolved = path.resolve()
+        for i, f in enumerate(self.folders):
+            if f.writable and resolved.is_relative_to(f.path):
+                return {"folder": i, "path": str(resolved.relative_to(f.path))}
+        return None
+
     def listing(self) -> list[dict[str, Any]]:
         """Every folder with its .toml files (two levels deep, at most MAX_LISTED)."""
         out = []
@@ -113,6 +133,20 @@ class Roots:
             out.append({**f.to_json(i),
                         "files": [str(p.relative_to(f.path)) for p in files[:MAX_LISTED]]})
         return out
+
+
+def is_new_track(path: Path) -> bool:
+    """Whether `path` names a track file still to be written (`racecert studio
+    my_tracks/ring.toml` starts a blank grid that Save writes there): nothing of that
+    name exists, it ends in .toml, and its folder exists. A missing folder is a one-line
+    `FileAccessError` (no folder is created behind the user's back); any other missing
+    path is left to `read_track_bytes`, which says "no such file"."""
+    if os.path.lexists(path) or path.suffix != ".toml":
+        return False
+    if not path.parent.is_dir():
+        raise FileAccessError(f"{path}: no such file, and its folder {path.parent} does not "
+                              "exist (a new track is started only in an existing folder)")
+    return True
 
 
 def read_track_bytes(path: Path) -> bytes:

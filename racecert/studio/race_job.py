@@ -4,7 +4,11 @@ The page chooses among the built-in drivers by name (never code of its own: the
 server runs nothing but the engine's calls), the laps and the seed; the worker
 runs `racecert.race.run_race` and sends the page a replay: each car's colour
 and trajectory, every car-turn of the race in the order it was played
-(`racecert.race.replay.timeline`), and the standings rows.
+(`racecert.race.replay.timeline`), who finished on which step, and the final
+standings rows, so that the page reveals the standings as cars finish, as the
+replay page of `racecert race -o race.html` does (the same `replay_data`). The
+colours are the replay's (`racecert.race.replay.CAR_COLORS`, one home), which
+avoid every colour of the analysis the page may show under the race.
 
 The race package is imported only here and only when a race is asked for, so
 the studio works the same without it (the page then hides its Race panel).
@@ -40,6 +44,15 @@ def builtin_drivers() -> list[str]:
     return sorted(BUILTIN)
 
 
+def car_palette() -> list[str]:
+    """The cars' colours, car i taking colour i mod len (empty without the race package)."""
+    if not race_available():
+        return []
+    from racecert.race.replay import CAR_COLORS
+
+    return list(CAR_COLORS)
+
+
 def race_options(body: dict[str, Any]) -> dict[str, Any]:
     """The checked race options of a request: drivers (built-in names), laps, seed."""
     names = builtin_drivers()
@@ -62,18 +75,18 @@ def race_payload(track: Track, options: dict[str, Any]) -> dict[str, Any]:
     """Run the race; the replay the page plays (see the module docstring)."""
     from racecert.race.engine import run_race
     from racecert.race.registry import BUILTIN
-    from racecert.race.replay import car_color, timeline
-    from racecert.race.standings import HEADER, standings_rows
+    from racecert.race.replay import car_color
+    from racecert.race.replay_html import replay_data
 
     result = run_race(track, [BUILTIN[d]() for d in options["drivers"]],
                       laps=options["laps"], seed=options["seed"])
+    data = replay_data(result)
     return {
         "race": result.to_json(),
         "colors": [car_color(i) for i in range(len(result.cars))],
-        "steps": [{"car": s.car, "turn": s.turn, "before": list(s.before),
-                   "after": list(s.after), "events": [e.to_json() for e in s.events]}
-                  for s in timeline(result)],
-        "standings": {"header": list(HEADER), "rows": [list(r) for r in standings_rows(result)]},
+        "steps": data["steps"],
+        "finishers": data["finishers"],
+        "standings": data["final"],
     }
 
 

@@ -19,9 +19,15 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def test_a_missing_track_is_one_line(capsys, tmp_path: Path) -> None:
-    assert main(["studio", str(tmp_path / "nope.toml")]) == 2
+    """A missing .toml in an existing folder is a new track (tests/studio/test_new_track.py);
+    in a missing folder, or without the .toml suffix, it is one line."""
+    assert main(["studio", str(tmp_path / "missing" / "nope.toml")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nope.toml: no such file" in err
+    assert "missing does not exist" in err
+    assert main(["studio", str(tmp_path / "nope.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope.txt: no such file" in err
 
 
 def test_a_file_that_is_not_a_track_is_one_line(capsys, tmp_path: Path) -> None:

@@ -1,7 +1,11 @@
-"""Write the README's picture of the studio: `python -m tests.studio.screenshot OUT.png`.
+"""Write the pictures of the studio in the docs:
+`python -m tests.studio.screenshot [STUDIO.png [RACE.png]]`
+(default docs/img/studio.png and docs/img/studio_race.png).
 
-Opens tracks/ocho.toml in the studio (a real server, Debian's chromium), analyses
-it, hovers a move on the bridge, and takes the screenshot.
+The first opens tracks/ocho.toml in the studio (a real server, Debian's chromium),
+analyses it, hovers a move on the bridge, and takes the screenshot. The second opens
+tracks/4_esquinas.toml, analyses it, races three cars and stops the replay when the
+first car has finished: the race over the faded analysis, the standings so far.
 """
 
 from __future__ import annotations
@@ -17,12 +21,9 @@ from racecert.studio.server import background
 from tests.studio.conftest import TRACKS, make_app
 
 
-def main(out: str) -> None:
+def studio(browser, out: str) -> None:
     with tempfile.TemporaryDirectory() as folder, \
-            background(make_app(Path(folder), initial=TRACKS / "ocho.toml")) as url, \
-            sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium"),
-                                    args=["--no-sandbox"])
+            background(make_app(Path(folder), initial=TRACKS / "ocho.toml")) as url:
         page = browser.new_page(viewport={"width": 1400, "height": 820})
         page.goto(url)
         page.wait_for_selector("body[data-ready=true]")
@@ -40,8 +41,39 @@ def main(out: str) -> None:
         page.mouse.move((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
         page.wait_for_selector("#tooltip:not([hidden])")
         page.screenshot(path=out)
+        page.close()
+
+
+def race(browser, out: str) -> None:
+    with tempfile.TemporaryDirectory() as folder, \
+            background(make_app(Path(folder), initial=TRACKS / "4_esquinas.toml")) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 820})
+        page.goto(url)
+        page.wait_for_selector("body[data-ready=true]")
+        page.click("#btn-analyse")
+        page.wait_for_selector("#figures:not([hidden])", timeout=60_000)
+        page.click("#race-panel button:has-text('+ car')")
+        page.select_option('select[data-car="2"]', "alonso")
+        page.click("#btn-race")
+        page.wait_for_selector(".replay:not([hidden])", timeout=60_000)
+        k = page.evaluate("Math.min(...window.studio.race.result.finishers.map(f => f.step)) + 2")
+        page.fill("#race-slider", str(k))
+        page.dispatch_event("#race-slider", "input")
+        page.evaluate("document.getElementById('panels').scrollTop = 1e6")
+        page.mouse.move(5, 400)
+        page.screenshot(path=out)
+        page.close()
+
+
+def main(out: str, race_out: str) -> None:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"),
+                                    args=["--no-sandbox"])
+        studio(browser, out)
+        race(browser, race_out)
         browser.close()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "docs/img/studio.png")
+    main(sys.argv[1] if len(sys.argv) > 1 else "docs/img/studio.png",
+         sys.argv[2] if len(sys.argv) > 2 else "docs/img/studio_race.png")

@@ -19,6 +19,18 @@ def test_session_offers_the_builtin_drivers(client: TestClient) -> None:
     assert {"alonso", "amateur"} <= set(info["drivers"])
 
 
+def test_the_cars_colours_are_the_replays_and_none_is_the_analysiss(client: TestClient) -> None:
+    from racecert.analysis.svg import COLORS
+    from racecert.race.replay import CAR_COLORS
+    from tests.race.test_replay_page import _delta_e
+
+    colors = client.get("/api/session").json()["race"]["colors"]
+    assert colors == list(CAR_COLORS)  # one palette, served from its one home
+    for color in colors:  # the studio draws a race over yellow, green, blue and red coverage
+        for name in ("yellow", "green", "blue", "red"):
+            assert _delta_e(color, COLORS[name]) > 30, (color, name)
+
+
 def test_a_race_replays_every_car_turn(client: TestClient) -> None:
     d = track_to_json(load_track(TRACKS / "4_esquinas.toml"))
     r = client.post("/api/jobs", json={"kind": "race", "document": d,
@@ -35,6 +47,13 @@ def test_a_race_replays_every_car_turn(client: TestClient) -> None:
         pos[s["car"]] = s["after"]
     assert pos == [c["trajectory"][-1] for c in data["race"]["cars"]]
     assert len(data["colors"]) == 2 and len(data["standings"]["rows"]) == 2
+    from racecert.race.replay import finish_steps
+    from racecert.race.standings import standings_rows
+
+    assert data["standings"]["rows"] == [list(r) for r in standings_rows(direct)]
+    finish = finish_steps(direct)  # who finished on which step: the standings' reveal
+    assert data["finishers"] == [{"car": c, "step": finish[c], "moves": direct.cars[c].moves}
+                                 for c in sorted(finish, key=finish.__getitem__)]
 
 
 @pytest.mark.parametrize(("extra", "words"), [

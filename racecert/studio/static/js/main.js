@@ -1,13 +1,14 @@
 // The studio page: tools, editing, validation as you draw, jobs and their results.
 
-import { api, ApiError, follow, tokenHeaders } from "./api.js";
+import { api, tokenHeaders } from "./api.js";
+import { Filing } from "./filing.js";
+import { cancelJob, initJobs, runJob } from "./jobs.js";
 import { autoLine, DIRS, History, SURFACES, TrackDoc } from "./model.js";
 import { showCertificate, showFigures, showTrajectory, showVerdict, trajectoryCard } from "./panels.js";
 import { RacePanel } from "./race.js";
 import { View } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
-const ANALYSIS_STEPS = ["yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score"];
 
 const state = {
   doc: null, history: null, view: null, session: null, source: null,
@@ -32,6 +33,7 @@ function load(docJSON, source, blank = false) {
   if (state.race) state.race.reset();
   setResults(null, null);
   state.version++;
+  state.filing.markSaved();
   refreshForm();
   validateSoon(0);
 }
@@ -56,6 +58,7 @@ function onHistory(tx) {
   else state.view.refreshCells(tx.cells.map((c) => c[0]));
   state.version++;
   state.blank = false;
+  state.filing.refresh();
   refreshForm();
   validateSoon();
   if (state.analysis) $("stale").hidden = state.version === state.analysedVersion;
@@ -453,204 +456,6 @@ function bindKeys() {
 function undo() { if (state.history.undo()) status("undone"); }
 function redo() { if (state.history.redo()) status("redone"); }
 
-// -- analyse, certify, cancel -------------------------------------------------------------
-
-const VERB = { analyze: "Analysing", certify: "Certifying", race: "Racing" };
-
-async function runJob(kind, extra = {}) {
-  if (state.job) return;
-  const document_ = state.doc.toJSON();
-  const version = state.version;
-  let started;
-  try {
-    started = await api.startJob(kind, document_, $("mode").value, extra);
-  } catch (e) {
-    runStatus(e.message, "bad");
-    return;
-  }
-  const job = { id: started.id, kind, steps: 0, version };
-  state.job = job;
-  setRunning(true);
-  runStatus(kind === "certify" ? "Certifying… (independent checks can take a while)" : `${VERB[kind]}…`);
-  progress(0);
-  follow(job.id, (event) => onJobEvent(job, event));
-}
-
-function onJobEvent(job, event) {
-  if (state.job !== job) return;
-  if (event.type === "step") {
-    job.steps++;
-    job.step = event.name;
-    const total = job.kind === "analyze" ? ANALYSIS_STEPS.length : null;
-    progress(total ? job.steps / total : null);
-    runStatus(`${VERB[job.kind]}: ${event.name}…`);
-  } else if (event.type === "bfs") {
-    runStatus(`${VERB[job.kind]}: ${job.step || "bfs"} — ` +
-      `BFS depth ${event.depth}, ${event.states.toLocaleString("en")} states`);
-  } else if (event.type === "result" && job.kind === "race") {
-    finishJob();
-    const race = event.data.race;
-    state.race.setResult(event.data);
-    runStatus(`Race: ${race.status === "finished" ? "every car finished" : "ended at the move limit"}` +
-      ` after ${race.turns} turns — use the replay controls to step through it.`, "ok");
-  } else if (event.type === "result") {
-    finishJob();
-    const analysis = job.kind === "analyze" ? event.data : event.data.analysis;
-    const certificate = job.kind === "certify" ? event.data : null;
-    setResults(analysis, certificate);
-    state.analysedVersion = job.version;
-    $("stale").hidden = state.version === job.version;
-    const a = analysis;
-    runStatus(a.reachable
-      ? `m* = ${a.m_star} · ${a.figures.find((f) => f.name === "optimal_count").display} optimal ` +
-        `trajectories · ${a.kind} · ${a.seconds.toFixed(2)} s`
-      : "The finish is unreachable: no trajectory crosses the start and then the finish line.",
-    a.reachable ? "ok" : "bad");
-  } else if (event.type === "error") {
-    finishJob();
-    runStatus(event.message, "bad");
-  } else if (event.type === "cancelled") {
-    finishJob();
-    runStatus("Cancelled.", "");
-  }
-}
-
-function finishJob() {
-  state.job = null;
-  setRunning(false);
-  $("progress").hidden = true;
-}
-
-async function cancelJob() {
-  const job = state.job;
-  if (!job) return;
-  runStatus("Cancelling…");
-  try { await api.cancelJob(job.id); } catch (e) { runStatus(e.message, "bad"); }
-}
-
-function setRunning(on) {
-  $("btn-cancel").hidden = !on;
-  $("btn-analyse").disabled = on;
-  $("btn-certify").disabled = on;
-  if ($("btn-race")) $("btn-race").disabled = on;
-}
-
-function progress(fraction) {
-  const bar = $("progress");
-  bar.hidden = false;
-  bar.classList.toggle("indeterminate", fraction === null);
-  $("progress-bar").style.width = fraction === null ? "30%" : `${Math.round(100 * fraction)}%`;
-}
-
-function runStatus(text, cls = "") {
-  const s = $("run-status");
-  s.textContent = text;
-  s.className = `run-status ${cls}`;
-}
-
-// -- open, new, save, download ----------------------------------------------------------------
-
-async function openDialog() {
-  const dlg = $("dlg-open"), list = $("open-list");
-  $("open-error").textContent = "";
-  list.textContent = "Loading…";
-  dlg.showModal();
-  try {
-    const { folders } = await api.files();
-    list.replaceChildren();
-    for (const f of folders) {
-      const h = document.createElement("h4");
-      h.textContent = `${f.label}${f.writable ? "" : " (read only)"}`;
-      h.title = f.path;
-      const ul = document.createElement("ul");
-      for (const path of f.files) {
-        const li = document.createElement("li");
-        const b = document.createElement("button");
-        b.type = "button"; b.textContent = path; b.className = "link";
-        b.addEventListener("click", async () => {
-          try {
-            const r = await api.open(f.index, path);
-            dlg.close();
-            load(r.document, f.writable ? { folder: f.index, path } : null);
-            status(`opened ${path}`);
-          } catch (e) { $("open-error").textContent = e.message; }
-        });
-        li.append(b); ul.append(li);
-      }
-      if (!f.files.length) { const li = document.createElement("li"); li.textContent = "(no .toml files)"; ul.append(li); }
-      list.append(h, ul);
-    }
-  } catch (e) { list.textContent = e.message; }
-}
-
-function bindFileInput() {
-  $("open-file").addEventListener("change", async (e) => {
-    const file = e.target.files[0];
-    if (!file) return;
-    try {
-      const r = await api.importText(file.name, await file.text());
-      $("dlg-open").close();
-      load(r.document, null);
-      status(`opened ${file.name} (Save… to keep it in a folder the studio was given)`);
-    } catch (err) { $("open-error").textContent = err.message; }
-    e.target.value = "";
-  });
-}
-
-function newGrid() {
-  const w = parseInt($("new-width").value, 10), h = parseInt($("new-height").value, 10);
-  if (!(w >= 3 && h >= 3 && w <= 400 && h <= 400)) { status("size: 3 to 400 cells each way"); return; }
-  load(TrackDoc.blank(w, h).toJSON(), null, true);
-  selectSurface("asphalt");
-}
-
-function slug(name) {
-  return (name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "") || "track") + ".toml";
-}
-
-function saveDialog() {
-  const folders = (state.session.folders || []).filter((f) => f.writable);
-  const sel = $("save-folder");
-  sel.replaceChildren(...folders.map((f) => {
-    const o = document.createElement("option");
-    o.value = f.index; o.textContent = f.label; o.title = f.path;
-    return o;
-  }));
-  if (state.source) sel.value = state.source.folder;
-  $("save-path").value = state.source ? state.source.path : slug(state.doc.name);
-  $("save-error").textContent = folders.length ? "" : "No writable folder: start the studio with --folder DIR.";
-  $("dlg-save").showModal();
-}
-
-async function save(overwrite = false) {
-  const folder = parseInt($("save-folder").value, 10), path = $("save-path").value.trim();
-  try {
-    const r = await api.save(state.doc.toJSON(), folder, path, overwrite);
-    $("dlg-save").close();
-    state.source = { folder, path };
-    refreshForm();
-    status(r.verdict.valid ? `saved ${r.saved}` : `saved ${r.saved} — it does not validate yet`);
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 409 && !overwrite) {
-      if (window.confirm(`${path} exists. Replace it?`)) await save(true);
-      return;
-    }
-    $("save-error").textContent = e.message;
-  }
-}
-
-async function download() {
-  let toml = state.verdict && state.verdictVersion === state.version ? state.verdict.toml : null;
-  if (!toml) {
-    try { toml = (await api.validate(state.doc.toJSON())).toml; } catch (e) { status(e.message); return; }
-  }
-  const url = URL.createObjectURL(new Blob([toml], { type: "application/toml" }));
-  const a = document.createElement("a");
-  a.href = url; a.download = state.source ? state.source.path.split("/").pop() : slug(state.doc.name);
-  document.body.append(a); a.click(); a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
 function status(text) { $("st-msg").textContent = text; }
 function statusZoom() { $("st-zoom").textContent = `zoom ${Math.round(state.view.scale)} px/cell`; }
 
@@ -662,21 +467,14 @@ async function main() {
   bindCanvas();
   bindKeys();
   bindForm();
-  bindFileInput();
+  state.filing = new Filing(state, { load, status, refreshForm, selectSurface });
+  initJobs(state, { setResults });
   $("btn-undo").addEventListener("click", undo);
   $("btn-redo").addEventListener("click", redo);
   $("btn-fit").addEventListener("click", () => { state.view.fit(); statusZoom(); });
   $("btn-analyse").addEventListener("click", () => runJob("analyze"));
   $("btn-certify").addEventListener("click", () => runJob("certify"));
   $("btn-cancel").addEventListener("click", cancelJob);
-  $("btn-open").addEventListener("click", openDialog);
-  $("btn-new").addEventListener("click", () => $("dlg-new").showModal());
-  $("btn-save").addEventListener("click", saveDialog);
-  $("btn-download").addEventListener("click", download);
-  $("form-new").addEventListener("submit", (e) => { if (e.submitter && e.submitter.value === "ok") newGrid(); });
-  $("form-save").addEventListener("submit", (e) => {
-    if (e.submitter && e.submitter.value === "ok") { e.preventDefault(); save(); }
-  });
   window.addEventListener("pagehide", () => {
     if (state.job) fetch(`/api/jobs/${state.job.id}/cancel`, { method: "POST", keepalive: true,
       headers: { "Content-Type": "application/json", ...tokenHeaders() }, body: "{}" });
@@ -689,10 +487,16 @@ async function main() {
   }
   const race = state.session.race;
   if (race && race.drivers && race.drivers.length) {
-    state.race = new RacePanel(race, state.view, (options) => runJob("race", options));
+    state.race = new RacePanel(race, state.view, (options) => runJob("race", options),
+      () => { state.view.hoverTraj = null; $("tooltip").hidden = true; });
   }
   const initial = state.session.initial;
-  if (initial) load(initial.document, initial.source);
+  if (initial && initial.new) {  // `racecert studio my_tracks/ring.toml`: a file to come
+    const blank = TrackDoc.blank(30, 20);
+    blank.name = initial.name;
+    load(blank.toJSON(), initial.source, true);
+    status(`a new track: Save… writes ${initial.source.path}`);
+  } else if (initial) load(initial.document, initial.source);
   else load(TrackDoc.blank(30, 20).toJSON(), null, true);
   statusZoom();
   document.body.dataset.ready = "true";

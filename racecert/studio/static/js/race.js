@@ -1,5 +1,11 @@
 // The Race panel (shown when the server has the race package): built-in drivers, laps
 // and a seed; then a step-by-step replay of the race on the grid, one car-turn a step.
+// The race is a layer of its own: while it is shown the analysis under it is faded,
+// hidden or shown (a menu), and the cars take the replay page's colours, which the
+// server sends (racecert.race.replay.CAR_COLORS: none is yellow, green, blue or red).
+// The standings are revealed as cars finish, as the replay page of `racecert race` does.
+
+import { standingsAt } from "./standings.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -15,8 +21,8 @@ function el(tag, attrs = {}, ...children) {
 }
 
 export class RacePanel {
-  constructor(info, view, start) {
-    this.info = info; this.view = view; this.start = start;
+  constructor(info, view, start, onChange = () => {}) {
+    this.info = info; this.view = view; this.start = start; this.onChange = onChange;
     this.result = null; this.k = 0; this.timer = null;
     this.drivers = info.drivers.includes("alonso") && info.drivers.includes("amateur")
       ? ["alonso", "amateur"] : [info.drivers[0]];
@@ -41,21 +47,30 @@ export class RacePanel {
       const b = el("button", { id, type: "button", text, title }); b.addEventListener("click", fn); return b;
     };
     this.play = btn("race-play", "▶ Play", "play the race one car-turn at a time", () => this.toggle());
+    this.under = el("select", { id: "race-analysis", title: "how the analysis's trajectories and coverage show under the race" });
+    for (const v of ["faded", "hidden", "shown"]) this.under.append(el("option", { value: v, text: v }));
+    this.under.value = this.view.underRace;
+    this.under.addEventListener("change", () => { this.view.underRace = this.under.value; this.view.invalidate(); });
+    this.standings = el("table", { class: "standings", id: "race-standings" });
     this.replay = el("div", { class: "replay", hidden: "" },
       el("div", { class: "replay-buttons" },
         btn("race-first", "|◀", "the start", () => this.show(0)),
         btn("race-back", "◀", "one car-turn back", () => this.show(this.k - 1)),
         this.play,
         btn("race-next", "▶", "one car-turn on", () => this.show(this.k + 1)),
-        btn("race-last", "▶|", "the end", () => this.show(this.result.steps.length))),
+        btn("race-last", "▶|", "the end", () => this.show(this.result.steps.length)),
+        btn("race-close", "✕", "close the race: back to the analysis", () => this.reset())),
       this.slider, el("div", { id: "race-step", class: "race-step" }),
-      el("table", { class: "figures standings", id: "race-standings" }));
+      el("label", { class: "field" }, document.createTextNode("analysis under the race "), this.under),
+      this.standings);
     panel.replaceChildren(el("h3", { text: "Race" }), this.cars,
       el("div", { class: "field" }, add, el("span", { text: "laps" }), this.laps,
         el("span", { text: "seed" }), this.seed),
       el("div", { class: "field" }, go), this.replay);
     this.renderCars();
   }
+
+  color(i) { const c = this.info.colors || []; return c.length ? c[i % c.length] : "#212121"; }
 
   renderCars() {
     this.cars.replaceChildren(...this.drivers.map((d, i) => {
@@ -66,7 +81,9 @@ export class RacePanel {
       const remove = el("button", { type: "button", text: "×", title: "remove this car" });
       remove.disabled = this.drivers.length === 1;
       remove.addEventListener("click", () => { this.drivers.splice(i, 1); this.renderCars(); });
-      return el("div", { class: "field" }, el("span", { class: "label", text: `car ${i}` }), sel, remove);
+      const sw = el("i", { class: "sw car" });
+      sw.style.background = this.color(i);
+      return el("div", { class: "field" }, el("span", { class: "label" }, sw, document.createTextNode(`car ${i}`)), sel, remove);
     }));
   }
 
@@ -89,19 +106,26 @@ export class RacePanel {
     }
     this.slider.max = String(payload.steps.length);
     this.replay.hidden = false;
-    const [head, ...rows] = [payload.standings.header, ...payload.standings.rows];
-    $("race-standings").replaceChildren(
-      el("thead", {}, el("tr", {}, ...head.slice(0, 7).map((h) => el("th", { text: h })))),
-      el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.slice(0, 7).map((c, j) => {
-        const td = el("td", { text: c });
-        if (j === 1) td.prepend(el("i", { class: "sw car" }));
-        return td;
-      })))));
-    $("race-standings").querySelectorAll("tbody tr").forEach((tr, i) => {
-      const sw = tr.querySelector("i.car");
-      if (sw) sw.style.background = payload.colors[Number(rows[i][1])];
-    });
     this.show(0);
+    this.onChange();
+  }
+
+  // The standings once k car-turns are shown: who has finished, in order, then the rest.
+  renderStandings() {
+    const { caption, rows } = standingsAt(this.result, this.k);
+    const cols = ["place", "car", "driver", "moves", "laps", "status"];
+    this.standings.replaceChildren(
+      el("caption", { text: caption }),
+      el("thead", {}, el("tr", {}, ...cols.map((h) => el("th", { text: h, class: `c-${h}` })))),
+      el("tbody", {}, ...rows.map((r) => {
+        const sw = el("i", { class: "sw car" });
+        sw.style.background = this.result.colors[r.car];
+        return el("tr", { class: r.state, "data-car": String(r.car) },
+          el("td", { class: "c-place", text: r.place }),
+          el("td", { class: "c-car" }, sw, document.createTextNode(String(r.car))),
+          el("td", { class: "c-driver", text: r.driver }), el("td", { class: "c-moves", text: r.moves }),
+          el("td", { class: "c-laps", text: r.laps }), el("td", { class: "c-status", text: r.status }));
+      })));
   }
 
   show(k) {
@@ -112,14 +136,19 @@ export class RacePanel {
     const what = s ? `car ${s.car}, turn ${s.turn}: (${s.before.join(", ")}) → (${s.after.join(", ")})` +
       (s.events.length ? ` · ${s.events.map((e) => `${e.kind}: ${e.detail}`).join("; ")}` : "") : "the grid";
     $("race-step").textContent = `step ${this.k} of ${this.result.steps.length} · ${what}`;
-    this.view.setRace({ colors: this.result.colors, steps: this.result.steps, frame: this.frames[this.k], k: this.k });
+    this.view.setRace({ colors: this.result.colors, steps: this.result.steps, frame: this.frames[this.k], k: this.k,
+      gone: this.result.finishers.filter((f) => f.step < this.k).map((f) => f.car) });
+    this.renderStandings();
     if (this.k >= this.result.steps.length) this.stop();
   }
 
   reset() {
     this.stop();
+    const had = this.result !== null;
     this.result = null;
     this.replay.hidden = true;
+    this.view.setRace(null);
+    if (had) this.onChange();
   }
 
   toggle() { if (this.timer) this.stop(); else this.go(); }

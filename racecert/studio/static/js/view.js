@@ -15,8 +15,10 @@ export const COLORS = {
   yellow: "#e6b800", green: "#1f9d3a", blue: "#1f4fd1",
 };
 // name -> [width in cells, dash in cells or null, dot radius in cells]
-const STYLES = { yellow: [0.34, null, 0.16], green: [0.2, null, 0.11], blue: [0.13, [0.3, 0.2], 0.07] };
-const ARROW = { "+x": "→", "-x": "←", "+y": "↓", "-y": "↑" };
+export const STYLES = { yellow: [0.34, null, 0.16], green: [0.2, null, 0.11], blue: [0.13, [0.3, 0.2], 0.07] };
+// How the analysis (trajectories, coverage) shows under a race: the race is its own layer.
+export const UNDER_RACE = { faded: 0.2, hidden: 0, shown: 1 };
+export const ARROW = { "+x": "→", "-x": "←", "+y": "↓", "-y": "↑" };
 
 function rgb(hex) {
   const n = parseInt(hex.slice(1), 16);
@@ -43,6 +45,7 @@ export class View {
     this.analysis = null;          // the payload of the last analysis
     this.race = null;              // {colors, steps, frame, k}: the race replay's state
     this.show = { yellow: true, green: true, blue: true, red: true };
+    this.underRace = "faded";      // the analysis under a race: faded, hidden or shown
     this.messages = [];            // validator messages with targets
     this.hover = null;             // {x, y} cell under the mouse
     this.hoverTraj = null;         // {traj, step}
@@ -112,6 +115,9 @@ export class View {
 
   setRace(race) { this.race = race; this.invalidate(); }
 
+  // The opacity of the analysis layer: 1, or UNDER_RACE[underRace] while a race is shown.
+  analysisOpacity() { return this.race ? UNDER_RACE[this.underRace] : 1; }
+
   setCoverage(cov) {
     const ctx = this.cover.getContext("2d");
     ctx.clearRect(0, 0, this.cover.width, this.cover.height);
@@ -176,17 +182,17 @@ export class View {
     const s = this.scale, W = d.width * s, H = d.height * s;
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(this.ground, this.ox, this.oy, W, H);
-    const a = this.analysis;
-    if (a && a.coverage && this.show.red) {
-      ctx.globalAlpha = 0.3;
+    const a = this.analysis, fade = this.analysisOpacity();
+    if (a && a.coverage && this.show.red && fade > 0) {
+      ctx.globalAlpha = 0.3 * fade;
       ctx.drawImage(this.cover, this.ox, this.oy, W, H);
       ctx.globalAlpha = 1;
     }
     if (s >= 8) this.gridLines();
-    this.trajectories(0);
+    this.fadedTrajectories(0, fade);
     ctx.drawImage(this.deck, this.ox, this.oy, W, H);
     if (s >= 6) this.deckHatch();
-    this.trajectories(1);
+    this.fadedTrajectories(1, fade);
     this.line(d.start, false);
     this.line(d.finish, true);
     if (this.race) this.raceOverlay(); else this.car();
@@ -269,6 +275,29 @@ export class View {
 
   centre(p) { return [this.ox + (p[0] + 0.5) * this.scale, this.oy + (p[1] + 0.5) * this.scale]; }
 
+  // The trajectories of `layer` drawn whole on a layer of their own, then composited at
+  // opacity `fade` (so that crossings do not darken where two strokes overlap).
+  fadedTrajectories(layer, fade) {
+    if (fade >= 1) { this.trajectories(layer); return; }
+    if (fade <= 0 || !this.analysis) return;
+    if (!this.layer) this.layer = document.createElement("canvas");
+    const off = this.layer, main = this.ctx;
+    if (off.width !== this.canvas.width || off.height !== this.canvas.height) {
+      off.width = this.canvas.width; off.height = this.canvas.height;
+    }
+    const octx = off.getContext("2d");
+    octx.setTransform(1, 0, 0, 1, 0, 0);
+    octx.clearRect(0, 0, off.width, off.height);
+    octx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    this.ctx = octx;
+    try { this.trajectories(layer); } finally { this.ctx = main; }
+    main.save();
+    main.setTransform(1, 0, 0, 1, 0, 0);
+    main.globalAlpha = fade;
+    main.drawImage(off, 0, 0);
+    main.restore();
+  }
+
   // Moves drawn on `layer`: a move belongs to the higher of its two end layers.
   trajectories(layer) {
     const a = this.analysis;
@@ -324,7 +353,8 @@ export class View {
   }
 
   // The race replay: each car's trail up to car-turn k, blocked or waiting marks of the
-  // current turn, and every car (numbered, in its colour) where it stands after it.
+  // current turn, and every car (numbered, in its colour) where it stands after it; a car
+  // that has finished is drawn faded (it has left the track), as on the replay page.
   raceOverlay() {
     const r = this.race;
     if (!r) return;
@@ -349,12 +379,14 @@ export class View {
     const rad = Math.max(4, s * 0.32);
     r.frame.forEach((p, i) => {
       const [cx, cy] = this.centre(p);
+      ctx.globalAlpha = (r.gone || []).includes(i) ? 0.35 : 1;  // finished: left the track
       ctx.fillStyle = r.colors[i]; ctx.strokeStyle = "#fff"; ctx.lineWidth = 2;
       ctx.beginPath(); ctx.arc(cx, cy, rad, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
       ctx.fillStyle = "#fff"; ctx.font = `bold ${Math.round(rad * 1.1)}px system-ui, sans-serif`;
       ctx.textAlign = "center"; ctx.textBaseline = "middle";
       ctx.fillText(String(i), cx, cy + 1);
     });
+    ctx.globalAlpha = 1;
   }
 
   lineEnds(line) {
@@ -503,7 +535,7 @@ export class View {
   // The trajectory segment nearest to screen point (sx, sy), within 8 px.
   pick(sx, sy) {
     const a = this.analysis;
-    if (!a) return null;
+    if (!a || this.analysisOpacity() < 1) return null;  // under a race: not pickable
     let best = null, bestD = 8;
     for (const t of [...a.trajectories].reverse()) {
       if (!this.show[t.name]) continue;
