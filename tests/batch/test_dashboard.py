@@ -171,3 +171,15 @@ def test_on_a_scheduler_its_own_dashboard_is_named(tmp_path: Path, seen: Seen) -
                      "--scheduler", cluster.scheduler_address]) == 0
     assert (f"racecert batch: the scheduler's Dask dashboard (if it serves one): "
             f"http://127.0.0.1:{port}/status\n") in seen.err
+
+
+@pytest.mark.parametrize("extra, port", [([], 8787), (["--dashboard", "9123"], 9123),
+                                         (["--dashboard", "0"], None),
+                                         (["--scheduler", "tcp://h:1"], None)])
+def test_the_cluster_gets_the_port(extra: list[str], port: int | None) -> None:
+    """Dask's own default port unless told otherwise; none for 0 or an existing scheduler
+    (whose dashboard is its own)."""
+    from racecert.cli import build_parser
+
+    args = build_parser().parse_args(["batch", "x.toml", *extra])
+    assert cli_batch._cluster(args).dashboard == port
