@@ -6,18 +6,25 @@ and the printed table cannot drift apart. `summary_text` counts the rows per
 mode and status and gives the ranges of m*, the score and the task seconds.
 `plot_png` draws three panels with matplotlib's Agg canvas (no display, no
 global pyplot state): the score distribution, the m* distribution, and task
-seconds against states explored (log-log, one colour per status).
+seconds against states explored (log-log, one colour per status), whose axes get a
+few short labels (`log_ticks`, `compact_number`: 1k, 10M) that never run into each
+other, however many decades a batch spans.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 import statistics
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from racecert.batch.store import ResultRow
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 HEADER = ("track", "mode", "version", "status", "m_star", "optimal_count", "kind", "score",
           "states_explored", "seconds", "error")
@@ -85,11 +92,57 @@ def summary_text(rows: Sequence[ResultRow]) -> str:
     return "\n".join(lines)
 
 
-def plot_png(rows: Sequence[ResultRow], title: str) -> bytes:
-    """The three-panel plot (module docstring) as PNG bytes."""
+LOG_SUBS = ((1.0, 2.0, 5.0), (1.0, 3.0), (1.0,))
+"""The mantissas tried for the ticks of a log axis, finest first (`log_ticks`)."""
+MAX_LOG_TICKS = 7
+"""At most this many labelled ticks on a log axis: ~5 characters each fit a panel's width."""
+
+
+def log_ticks(lo: float, hi: float, max_ticks: int = MAX_LOG_TICKS) -> list[float]:
+    """Tick values for a log axis spanning [lo, hi] (0 < lo <= hi), at most `max_ticks`.
+
+    The finest of 1-2-5, 1-3 and 1 per decade that fits, then every 2nd, 3rd, ...
+    decade, so that the labels never run into each other however many decades the
+    batch spans (matplotlib's LogLocator with fixed mantissas labels every one of
+    them). An axis of less than a decade, where no such value falls twice inside,
+    gets plain round values (matplotlib's MaxNLocator) instead.
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+    for step in range(1, last - first + 2):
+        for subs in LOG_SUBS if step == 1 else ((1.0,),):
+            ticks = [m * 10.0**e for e in range(first, last + 1) if e % step == 0
+                     for m in subs if lo <= m * 10.0**e <= hi]
+            if 2 <= len(ticks) <= max_ticks:
+                return ticks
+            if len(ticks) < 2 and step == 1:  # under a decade: round values
+                return [v for v in MaxNLocator(nbins=4).tick_values(lo, hi) if lo <= v <= hi]
+    return [lo, hi]  # not reached: some step leaves 2 to max_ticks decades
+
+
+def compact_number(value: float) -> str:
+    """`value` in at most ~5 characters: 0.05, 20, 500, 2k, 10M, 1G."""
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def _log_axis(axis: Any, lo: float, hi: float) -> None:
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(FixedLocator(log_ticks(lo, hi)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: compact_number(v)))
+    axis.set_minor_locator(LogLocator(base=10, subs="auto", numticks=100))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def plot_figure(rows: Sequence[ResultRow], title: str) -> Figure:
+    """The three-panel plot (module docstring) as a matplotlib Figure on an Agg canvas."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+    from matplotlib.ticker import MaxNLocator
 
     fig = Figure(figsize=(15, 4.6), layout="constrained")
     FigureCanvasAgg(fig)
@@ -109,28 +162,34 @@ def plot_png(rows: Sequence[ResultRow], title: str) -> bytes:
     m_ax.set(title=f"m* ({sum(m_counts.values())} tracks)", xlabel="m* (moves)",
              ylabel="tracks")
 
+    every: list[tuple[int, float]] = []
     for status, colour in STATUS_COLOURS.items():
         pts = [(r.states_explored, r.seconds) for r in rows
                if r.status == status and r.states_explored and r.seconds > 0]
         if pts:
+            every += pts
             time_ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, color=colour,
                             label=f"{status} ({len(pts)})", alpha=0.75)
     time_ax.set(title="task time vs states explored", xlabel="states explored (BFS)",
                 ylabel="task seconds")
-    if time_ax.collections:
+    if every:
         time_ax.set_xscale("log")
         time_ax.set_yscale("log")
-        for axis in (time_ax.xaxis, time_ax.yaxis):
-            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            axis.set_minor_formatter(NullFormatter())
-        time_ax.legend(loc="upper left")
+        for axis, limits in ((time_ax.xaxis, time_ax.get_xlim()),
+                             (time_ax.yaxis, time_ax.get_ylim())):
+            _log_axis(axis, *limits)
+        time_ax.legend(loc="lower right")  # time grows with states: that corner is empty
     for ax in (score_ax, m_ax):
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     m_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    for ax in (score_ax, m_ax, time_ax):
-        if not ax.has_data():
+    for ax, data in ((score_ax, scores), (m_ax, m_values), (time_ax, every)):
+        if not data:
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+    return fig
+
+
+def plot_png(rows: Sequence[ResultRow], title: str) -> bytes:
+    """The three-panel plot (module docstring) as PNG bytes."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
+    plot_figure(rows, title).savefig(buf, format="png", dpi=100)
     return buf.getvalue()

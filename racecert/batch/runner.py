@@ -17,15 +17,21 @@ limit, a crash) makes Dask run the task again on another worker; after
 recorded as `lost`. Ctrl-C cancels the remaining tasks and closes the cluster;
 what was recorded stays.
 
+The local cluster's Dask dashboard (`ClusterSpec.dashboard`, bokeh's pages of the
+task stream, progress and worker memory) listens on 127.0.0.1 only; `dashboard_url`
+is its address, or that of an existing scheduler's dashboard.
+
 `distributed` is imported only when a cluster is started (it takes a second or two).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import logging
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,6 +56,8 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_STATES = 20_000_000
 """Default state limit per BFS run of a task (about 2 GB of BFS memory at ~100 B/state)."""
+LOCAL_HOST = "127.0.0.1"
+"""The local cluster's dashboard listens here only (like the scheduler): not on the network."""
 CONNECT_TIMEOUT = "20s"
 """How long the client waits for a scheduler given by address (a connection, not a search)."""
 
@@ -81,6 +89,9 @@ class ClusterSpec:
     workers: int | None = None
     processes: bool = True
     memory_limit: int | str = "auto"
+    dashboard: int | None = None
+    """Local cluster: the port of the Dask dashboard on 127.0.0.1 (a port in use: another,
+    free one; 0: any free port), or None for no dashboard."""
 
 
 @dataclass(frozen=True)
@@ -148,13 +159,51 @@ def dask_client(spec: ClusterSpec) -> Iterator[Client]:
     sweep_stale(Path(tempfile.gettempdir()))
     with tempfile.TemporaryDirectory(prefix=f"racecert-dask-{os.getpid()}-") as scratch, \
             dask.config.set({"temporary-directory": scratch}):
-        cluster = LocalCluster(n_workers=spec.workers or os.cpu_count() or 1,
-                               threads_per_worker=1, processes=spec.processes,
-                               memory_limit=spec.memory_limit, dashboard_address=":0",
-                               silence_logs=logging.CRITICAL, preload=preload,
-                               local_directory=scratch)
+        # Dask's warning for a dashboard port in use is several lines on stderr:
+        # `dashboard_url` says which port was taken instead. Without a dashboard the
+        # scheduler still serves its health routes: on any free port, not on 8787
+        wanted = spec.dashboard is not None
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Port .* is already in use")
+            cluster = LocalCluster(n_workers=spec.workers or os.cpu_count() or 1,
+                                   threads_per_worker=1, processes=spec.processes,
+                                   memory_limit=spec.memory_limit,
+                                   dashboard_address=f"{LOCAL_HOST}:{spec.dashboard or 0}",
+                                   scheduler_kwargs={"dashboard": wanted},
+                                   silence_logs=logging.CRITICAL, preload=preload,
+                                   local_directory=scratch)
         with cluster, Client(cluster) as client:
             yield client
+
+
+def dashboard_missing() -> str | None:
+    """Why the local cluster cannot serve a dashboard (bokeh absent or too old), or None."""
+    from distributed.versions import BOKEH_REQUIREMENT
+
+    try:
+        version = importlib.metadata.version("bokeh")
+    except importlib.metadata.PackageNotFoundError:
+        return f"bokeh is not installed (the dashboard needs {BOKEH_REQUIREMENT})"
+    if not BOKEH_REQUIREMENT.specifier.contains(version, prereleases=True):
+        return f"bokeh {version} is installed (the dashboard needs {BOKEH_REQUIREMENT})"
+    return None
+
+
+def dashboard_url(client: Client, spec: ClusterSpec) -> str | None:
+    """The address of the dashboard of the cluster `client` is on: the local cluster's
+    (None when `spec` asks for none, or bokeh is missing: `dashboard_missing`), or the
+    one an existing scheduler reports (its HTTP port, at the scheduler's host: whether it
+    serves the dashboard's pages or only its health routes is the scheduler's setting)."""
+    from distributed.comm import get_address_host
+    from distributed.utils import format_dashboard_link
+
+    if spec.scheduler is None and (spec.dashboard is None or dashboard_missing()):
+        return None
+    port = client.scheduler_info(n_workers=0).get("services", {}).get("dashboard")
+    if port is None:
+        return None
+    host = LOCAL_HOST if spec.scheduler is None else get_address_host(client.scheduler.address)
+    return str(format_dashboard_link(host, port))
 
 
 def job_key(job: TrackJob) -> str:

@@ -11,7 +11,8 @@ the certificate status `certified` | `partial` | `disagree`), `error` and
 object figure -> verdict, certificates only), `seconds` (wall seconds of the
 task), `timings` (JSON object step -> seconds), `json` (the full JSON report:
 `analyze`'s, or `{"analysis": ..., "certificate": ...}`), `worker` and
-`finished_at` (UTC).
+`finished_at` (UTC). `verdicts`, `timings` and `json` are of DuckDB's JSON type
+(`JSON_COLUMNS`; an older file's VARCHAR columns are changed on its first write).
 
 The client process is the only writer: `record` inserts one row per finished
 task and DuckDB commits it at once (auto-commit, write-ahead log), so a crash,
@@ -35,7 +36,7 @@ import re
 import signal
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,14 +60,19 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("states_explored", "BIGINT"),
     ("width", "INTEGER"),
     ("height", "INTEGER"),
-    ("verdicts", "VARCHAR"),
+    ("verdicts", "JSON"),
     ("seconds", "DOUBLE"),
-    ("timings", "VARCHAR"),
-    ("json", "VARCHAR"),
+    ("timings", "JSON"),
+    ("json", "JSON"),
     ("worker", "VARCHAR"),
     ("finished_at", "TIMESTAMP"),
 )
 COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
+JSON_COLUMNS = tuple(name for name, kind in COLUMNS if kind == "JSON")
+"""DuckDB's JSON type (its json extension is built into the Python wheel: nothing to
+download): the text is checked as JSON on insert. Databases written before these
+columns had it hold them as VARCHAR: they are read as they are, and changed to JSON
+(`_migrate_json`) the first time a batch opens them to write."""
 CREATE = ("CREATE TABLE IF NOT EXISTS results (\n  "
           + ",\n  ".join(f"{n} {t}" for n, t in COLUMNS)
           + ",\n  PRIMARY KEY (sha256, mode, version)\n)")
@@ -167,6 +173,7 @@ class ResultStore:
         try:
             self._sql(CREATE)
             self._check_columns()
+            self._migrate_json()
         except BaseException:
             self.con.close()
             raise
@@ -191,6 +198,27 @@ class ResultStore:
         return [r[0] for r in self._sql(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'results' "
             "ORDER BY ordinal_position")]
+
+    def _column_types(self) -> dict[str, str]:
+        return dict(self._sql(
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_name = 'results'"))
+
+    def _migrate_json(self) -> None:
+        """Change the JSON columns that an older racecert wrote as VARCHAR to JSON, in one
+        transaction: every value is checked as JSON, and a value that is not leaves the
+        file as it was (one line naming the column's trouble)."""
+        types = self._column_types()
+        old = [n for n in JSON_COLUMNS if types.get(n) != "JSON"]
+        if not old:
+            return
+        alters = "; ".join(f"ALTER TABLE results ALTER COLUMN {n} TYPE JSON" for n in old)
+        try:
+            self._sql(f"BEGIN TRANSACTION; {alters}; COMMIT")
+        except StoreError:
+            with suppress(Exception):
+                self.con.execute("ROLLBACK")
+            raise
 
     def _check_columns(self) -> None:
         found = self._columns()

@@ -1,5 +1,6 @@
 """`racecert batch TRACKS... [--certify] [--db FILE] [--scheduler ADDRESS] [--workers N]
-[--report]`: analyse or certify many tracks as Dask tasks, results kept in DuckDB.
+[--dashboard PORT] [--report]`: analyse or certify many tracks as Dask tasks, results kept
+in DuckDB.
 
 TRACKS are files, folders (every .toml below), glob patterns or bundled tracks'
 names. Each track not yet in the database for this mode and racecert version becomes
@@ -7,6 +8,11 @@ one Dask task; each finished task's row is committed in this process as it arriv
 so a crash or Ctrl-C loses nothing that finished and the same command resumes
 (docs/batch.md). `--report` prints the table of the given tracks' rows (or of
 the whole database, without TRACKS) and writes it as CSV with a PNG plot.
+
+When the cluster is up, one line on stderr gives the address of Dask's dashboard
+(`--dashboard PORT`, default 8787, on 127.0.0.1; another free port when that one is
+in use, and the line says so; `--dashboard 0` serves none and prints nothing; with
+`--scheduler`, the address of the scheduler's own dashboard).
 
 Exit status, over the rows of every given track (new or already there): 1 some
 certificate disagrees; 2 some track file is bad input (or an argument, a path);
@@ -22,6 +28,8 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from racecert.batch.inputs import expand_tracks
 from racecert.batch.report import csv_text, plot_png, report_cells, summary_text, table_text
@@ -30,6 +38,8 @@ from racecert.batch.runner import (
     BatchError,
     BatchSettings,
     ClusterSpec,
+    dashboard_missing,
+    dashboard_url,
     dask_client,
     execute,
     plan_batch,
@@ -47,7 +57,11 @@ from racecert.cli.output import (
 )
 from racecert.cli.progress import progress
 
+if TYPE_CHECKING:
+    from distributed import Client
+
 DEFAULT_DB = "racecert.duckdb"
+DEFAULT_DASHBOARD = 8787  # Dask's own default port for the dashboard
 EXIT_INTERRUPTED = 130  # as `racecert.cli.main` returns on Ctrl-C
 MAX_WORKERS = 4096
 MAX_STATES = 10**11
@@ -77,6 +91,10 @@ def register(b: argparse.ArgumentParser) -> None:
                    help="local cluster: memory limit per worker in GiB (default: the "
                         "machine's memory shared by the workers); a worker past it is "
                         "restarted and its task tried again elsewhere")
+    b.add_argument("--dashboard", metavar="PORT", type=integer(0, 65535, "a port"),
+                   help=f"local cluster: serve Dask's dashboard on 127.0.0.1:PORT (default "
+                        f"{DEFAULT_DASHBOARD}; a port in use: another, free one; 0: no "
+                        f"dashboard); its address is printed on stderr")
     b.add_argument("--max-states", metavar="N", default=DEFAULT_MAX_STATES,
                    type=integer(1, MAX_STATES, "a number of states"),
                    help=f"per task: stop a BFS run past N states (default {DEFAULT_MAX_STATES:,}):"
@@ -109,6 +127,9 @@ def _check_combinations(args: argparse.Namespace) -> None:
     if args.scheduler and (args.workers or args.worker_memory):
         fail("--workers and --worker-memory set up the local cluster; with --scheduler the "
              "workers are the cluster's (see docs/batch.md)")
+    if args.scheduler and args.dashboard:
+        fail("--dashboard sets up the local cluster's dashboard; with --scheduler the "
+             "dashboard is the scheduler's (dask scheduler --dashboard-address)")
     if args.out and not args.report:
         fail("-o/--out names report files: add --report")
 
@@ -140,7 +161,31 @@ def _settings(args: argparse.Namespace) -> BatchSettings:
 
 def _cluster(args: argparse.Namespace) -> ClusterSpec:
     memory = "auto" if args.worker_memory is None else int(args.worker_memory * 2**30)
-    return ClusterSpec(args.scheduler, args.workers, True, memory)
+    port = DEFAULT_DASHBOARD if args.dashboard is None else args.dashboard
+    return ClusterSpec(args.scheduler, args.workers, True, memory,
+                       None if port == 0 or args.scheduler else port)
+
+
+def _announce_dashboard(client: Client, spec: ClusterSpec, quiet: bool) -> None:
+    """One line on stderr with the dashboard's address (module docstring); none when
+    `quiet` (--dashboard 0)."""
+    if quiet:
+        return
+    url = dashboard_url(client, spec)
+    if spec.scheduler is not None:
+        if url:
+            print(f"racecert batch: the scheduler's Dask dashboard (if it serves one): {url}",
+                  file=sys.stderr)
+        return
+    missing = dashboard_missing()
+    if missing or not url:
+        print(f"racecert batch: no Dask dashboard: {missing or 'the cluster reports none'}",
+              file=sys.stderr)
+        return
+    port = urlsplit(url).port
+    taken = f" (port {spec.dashboard} is in use)" if spec.dashboard and port != spec.dashboard \
+        else ""
+    print(f"racecert batch: Dask dashboard at {url}{taken}", file=sys.stderr, flush=True)
 
 
 def _run(args: argparse.Namespace, store: ResultStore, paths: list[str]
@@ -164,7 +209,6 @@ def _run(args: argparse.Namespace, store: ResultStore, paths: list[str]
 
 
 def _execute(args: argparse.Namespace, store: ResultStore, jobs: tuple[TrackJob, ...]) -> None:
-    bar = progress("batch", " track", total=len(jobs))
     errors = 0
     done: list[TrackOutcome] = []
     t0 = time.perf_counter()
@@ -179,12 +223,15 @@ def _execute(args: argparse.Namespace, store: ResultStore, jobs: tuple[TrackJob,
             print(f"{outcome.status} {outcome.path} ({outcome.seconds:.2f} s)"
                   + (f": {outcome.error}" if outcome.error else ""), file=sys.stderr, flush=True)
 
-    try:
-        with dask_client(_cluster(args)) as client:
-            workers = len(client.scheduler_info().get("workers", {}))
+    spec = _cluster(args)
+    with dask_client(spec) as client:
+        _announce_dashboard(client, spec, quiet=args.dashboard == 0)
+        workers = len(client.scheduler_info().get("workers", {}))
+        bar = progress("batch", " track", total=len(jobs))
+        try:
             execute(client, jobs, store, arrived)
-    finally:
-        bar.close()
+        finally:
+            bar.close()
     wall = time.perf_counter() - t0
     print(f"ran {len(done)} task(s) in {wall:.1f} s on {workers} worker(s) "
           f"({len(done) / wall:.2f} tracks/s), {errors} error(s)", file=sys.stderr)

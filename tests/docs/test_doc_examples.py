@@ -29,10 +29,10 @@ def clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_readme_lines_name_the_example_files() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "$R crosscheck tracks/ocho.toml docs/examples/other-engine.json" in readme
-    assert "$R import bekos docs/examples/mini-sprint.xml -o mini.toml" in readme
-    assert "$R analyze mini.toml --best-start -o s.svg" in readme
-    assert "$R certify mini.toml --best-start" in readme
+    assert "$ racecert crosscheck tracks/ocho.toml docs/examples/other-engine.json" in readme
+    assert "$ racecert import bekos docs/examples/mini-sprint.xml -o mini.toml" in readme
+    assert "$ racecert analyze mini.toml --best-start -o s.svg" in readme
+    assert "$ racecert certify mini.toml --best-start" in readme
 
 
 def test_crosscheck_example_agrees(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
