@@ -58,7 +58,7 @@ except ImportError:  # not on Windows: no memory cap there
     resource = None  # type: ignore[assignment]
 
 from racecert.cli import watchdog as watchdog_script
-from racecert.cli.safe_points import interrupt_would_be_lost
+from racecert.cli.safe_points import DeferredCtrlC, interrupt_would_be_lost
 from racecert.model.budget import LimitReached, StateBudget
 
 IMPORTED = time.monotonic()
@@ -417,6 +417,7 @@ def run_limits(args: argparse.Namespace) -> Iterator[RunLimits]:
     failed: str | None = None
     watchdog: Watchdog | None = None
     with ExitStack() as stack:
+        stack.enter_context(DeferredCtrlC())  # a Ctrl-C inside numba's compiler waits
         # the watchdog first: its process must not start under the memory cap
         if (deadline is not None or keep_free is not None) and (
                 threading.current_thread() is threading.main_thread()):

@@ -12,7 +12,8 @@ an exception it raises there is not always the exception the run sees:
 
 The limits' handler (`racecert.cli.limits.Watchdog`) asks this module first and, where
 the stop would be lost, waits for the watchdog's next signal, a few hundredths of a
-second later, which lands once the compiler has returned.
+second later, which lands once the compiler has returned; `DeferredCtrlC` does the same
+for Ctrl-C, sending SIGINT again itself.
 
 >>> import sys
 >>> interrupt_would_be_lost(sys._getframe())
@@ -22,7 +23,9 @@ False
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from types import FrameType
 
 FRAGILE_PACKAGES = ("numba", "llvmlite")
@@ -51,3 +54,45 @@ def interrupt_would_be_lost(frame: FrameType | None) -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+RESEND_SECONDS = 0.05
+"""How soon a Ctrl-C that fell where it would be lost is delivered again."""
+
+
+class DeferredCtrlC:
+    """Within the block, a Ctrl-C (SIGINT) that falls where a KeyboardInterrupt would be
+    lost (`interrupt_would_be_lost`: numba compiling a kernel, a `__del__`) is not raised
+    there: SIGINT is sent again `RESEND_SECONDS` later, until it lands where the run sees
+    it, so one Ctrl-C always stops the run (the limits' own signals wait the same way).
+    Only where SIGINT has Python's default handler and in the main thread; elsewhere (a
+    run started with SIGINT ignored, a handler of the caller's) nothing changes."""
+
+    def __init__(self) -> None:
+        self._previous: object = None
+        self._active = False
+        self._timer: threading.Timer | None = None
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if not interrupt_would_be_lost(frame):
+            raise KeyboardInterrupt
+        if self._timer is None or not self._timer.is_alive():
+            self._timer = threading.Timer(RESEND_SECONDS, self._resend)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _resend(self) -> None:
+        if self._active:  # from the timer's thread: the signal goes to the process
+            os.kill(os.getpid(), signal.SIGINT)
+
+    def __enter__(self) -> DeferredCtrlC:
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+            self._active = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._active:
+            self._active = False
+            signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]

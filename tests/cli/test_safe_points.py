@@ -68,3 +68,48 @@ def test_the_stop_waits_until_the_compiler_has_returned() -> None:
             time.sleep(0.05)
     assert finished_inside == [True]
     assert dog.fired == "timeout"
+
+
+def test_a_ctrl_c_inside_fragile_code_waits_until_it_has_returned() -> None:
+    """Ctrl-C (SIGINT) while fragile code runs: nothing is raised there; SIGINT comes
+    again a moment later and stops the run once that code has returned."""
+    import signal
+
+    from racecert.cli.safe_points import DeferredCtrlC
+
+    finished_inside: list[bool] = []
+
+    class Fragile:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            end = time.monotonic() + 0.5
+            while time.monotonic() < end:
+                time.sleep(0.01)
+            finished_inside.append(True)
+
+    with pytest.raises(KeyboardInterrupt), DeferredCtrlC():
+        Fragile()
+        for _ in range(200):
+            time.sleep(0.05)
+    assert finished_inside == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_without_the_guard_the_ctrl_c_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corruption the guard prevents: with Python's own handler, the KeyboardInterrupt
+    raised inside the finalizer is dropped ("Exception ignored") and the run goes on."""
+    import signal
+
+    dropped: list[type[BaseException]] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: dropped.append(u.exc_type))
+
+    class Fragile:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    Fragile()
+    time.sleep(0.1)
+    went_on = True  # reached: the Ctrl-C did not stop the run
+    assert went_on and dropped == [KeyboardInterrupt]
