@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from racecert.analysis.pipeline import Analysis, StepFn
 from racecert.analysis.pipeline import analyze as _analyze
 from racecert.model.budget import StateBudget
+from racecert.model.bundled import track_path
 from racecert.model.parse import load_track as _load_file
 from racecert.model.parse import parse_track
 from racecert.model.rules import RuleProfile
@@ -50,7 +51,9 @@ def load_track(source: TrackLike) -> Track:
     ----------
     source : Track, str, bytes or os.PathLike
         A path to a track file, the TOML text itself (a `str` holding a newline or an
-        ``=``; any other `str` is a path), its bytes, or a `Track` built in code.
+        ``=``; any other `str` is a path), its bytes, or a `Track` built in code. A bare
+        name without a suffix that is no file names a bundled track (``"ocho"``,
+        ``"lattice/riddler"``), as on the command line.
 
     Returns
     -------
@@ -75,6 +78,8 @@ def load_track(source: TrackLike) -> Track:
     >>> t = racecert.load_track("tracks/tiny_straight.toml")
     >>> t.name, t.width, t.height, t.car.position
     ('Tiny straight', 10, 3, (1, 1))
+    >>> racecert.load_track("ocho").name
+    'Ocho'
     >>> racecert.load_track('name = "x"')
     Traceback (most recent call last):
     ...
@@ -89,7 +94,7 @@ def load_track(source: TrackLike) -> Track:
     if isinstance(source, str):
         if "\n" in source or "=" in source:
             return parse_track(source)
-        return _load_file(source)
+        return _load_file(track_path(source))
     raise TypeError(f"expected a Track, a path or TOML text, not {type(source).__name__}")
 
 

@@ -47,7 +47,6 @@ from racecert.batch.runner import (
 from racecert.batch.store import ResultRow, ResultStore, StoreError
 from racecert.batch.task import TrackJob, TrackOutcome
 from racecert.cli.arguments import integer, print_error, seconds
-from racecert.cli.bundled import track_inputs
 from racecert.cli.certify import MAX_COUNT_LIMIT, MAX_CPSAT_BUDGET
 from racecert.cli.output import (
     OutputError,
@@ -56,6 +55,7 @@ from racecert.cli.output import (
     write_text_atomic,
 )
 from racecert.cli.progress import progress
+from racecert.model.bundled import track_inputs
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -16,7 +16,7 @@ import json
 from dataclasses import asdict, dataclass
 
 from racecert.cli.arguments import print_error
-from racecert.cli.bundled import BundledTrack, bundled_tracks
+from racecert.model.bundled import BundledTrack, bundled_tracks
 from racecert.model.errors import TrackError
 from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from racecert.cli.arguments import EXIT_BAD_INPUT, integer, print_error
-from racecert.cli.bundled import track_path
+from racecert.model.bundled import track_path
 from racecert.model.errors import TrackError
 from racecert.studio.app import LOCAL_HOSTS, StudioConfig, create_app
 from racecert.studio.document import draft_from_toml

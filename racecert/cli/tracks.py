@@ -1,10 +1,10 @@
 """Loading the track a subcommand is given: a file, or a bundled track's name
-(`racecert.cli.bundled`); and the check for the subcommands that read only one rule
+(`racecert.model.bundled`); and the check for the subcommands that read only one rule
 profile's tracks."""
 
 from __future__ import annotations
 
-from racecert.cli.bundled import track_path
+from racecert.model.bundled import track_path
 from racecert.model.errors import TrackError
 from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track

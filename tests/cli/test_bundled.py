@@ -1,7 +1,7 @@
 """Issue #22 item 2: the bundled tracks by name.
 
 `racecert tracks` lists every `.toml` under racecert/tracks/ (the list is rebuilt here
-from the folder itself, not from `racecert.cli.bundled`); every track argument takes a
+from the folder itself, not from `racecert.model.bundled`); every track argument takes a
 bundled track's name; a file of that name wins; an unknown name is one line with the
 closest names and exit status 2.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from racecert.cli import main
-from racecert.cli.bundled import (
+from racecert.model.bundled import (
     bundled_folder,
     bundled_tracks,
     is_bare_name,
