@@ -45,7 +45,12 @@ this check stops after about a second with `timeout`."""
 def _work(*parts: Refinement) -> str:
     solves = sum(r.solves for r in parts)
     spent = sum(r.work for r in parts)
-    return f"{solves} solves, {len(parts[-1].cuts)} cuts, {spent:.2f} {parts[-1].unit}"
+    return f"{_n(solves, 'solve')}, {_n(len(parts[-1].cuts), 'cut')}, {spent:.2f} {parts[-1].unit}"
+
+
+def _n(count: int, noun: str) -> str:
+    """'1 solve', '3 solves'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def check_m_star_kinematics(ctx: CertifyContext) -> list[CheckResult]:
@@ -138,7 +143,7 @@ def sat_lower_bound(ctx: CertifyContext, track: Track, g: Geometry, model: Kinem
     except SizeBudgetExceeded as e:
         return out(None, Verdict.SKIPPED, str(e))
     last = record[-1] if record else None
-    work = f"{r.solves} solves, {len(r.cuts)} cuts, {r.work:,.0f} conflicts"
+    work = f"{_n(r.solves, 'solve')}, {_n(len(r.cuts), 'cut')}, {r.work:,.0f} conflicts"
     if last is not None:
         work += (f"; CNF {last.nvars:,} vars, {last.clauses:,} clauses; proof "
                  f"{last.proof_lines:,} lines, {last.proof_bytes:,} bytes")
