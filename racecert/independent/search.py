@@ -316,16 +316,16 @@ def _expand(geom: FastGeometry, key: StateKey, keys: np.ndarray, t: int, mode: M
         phase = np.broadcast_to(np.asarray(phase, dtype=np.int64), go.shape)
         succ.append(key.encode(m.x[go], m.y[go], m.vx[go], m.vy[go], m.layer[go],
                                m.progress[go], phase))
-        srcs.append(m.src[go] + lo)
+        srcs.append((m.src[go] + lo).astype(np.int32))
     if arrivals.src or not succ:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), arrivals
+        return np.zeros(0, np.int64), np.zeros(0, np.int32), arrivals
     return np.concatenate(succ), np.concatenate(srcs), arrivals
 
 
 def _new_states(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, rows: int,
                 bound: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The states first reached now (sorted keys) and the moves into them as int32
-    (src, dst) edges, grouped by dst (`_finish` puts the optimal DAG's edges back in
+    (src, dst) edges, grouped by dst; `succ` is overwritten (`_finish` puts the optimal DAG's edges back in
     (src, dst) order).
 
     Each successor is packed as ``key << bits | src`` (`bits` covers the layer's `rows`)
@@ -335,12 +335,14 @@ def _new_states(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, rows: in
     """
     bits = max(1, (rows - 1).bit_length())
     if bound << bits < 2**63:
-        packed = np.sort((succ << bits) | src)
-        new = np.empty(len(packed), dtype=np.int64)
+        packed = succ  # packed and sorted in place: the caller's array is scratch
+        np.left_shift(packed, bits, out=packed)
+        np.bitwise_or(packed, src, out=packed)
+        packed.sort()
         e_src = np.empty(len(packed), dtype=np.int32)
         e_dst = np.empty(len(packed), dtype=np.int32)
-        n_new, n_edges = first_reached(packed, bits, visited, new, e_src, e_dst)
-        return new[:n_new].copy(), (e_src[:n_edges].copy(), e_dst[:n_edges].copy())
+        n_new, n_edges = first_reached(packed, bits, visited, e_src, e_dst)
+        return packed[:n_new].copy(), (e_src[:n_edges].copy(), e_dst[:n_edges].copy())
     uniq, inverse = np.unique(succ, return_inverse=True)
     pos = np.searchsorted(visited, uniq)
     seen = np.zeros(len(uniq), dtype=bool)

@@ -7,7 +7,7 @@ rows) and sorts the packed values with `np.sort` (one 1-D int64 sort: no argsort
 ``return_inverse``). The passes here then read that sorted array once:
 
 - `first_reached`: the successor keys not in `visited` (the states first reached
-  now, in key order) and the moves into them as (source row, new state's index) pairs, grouped by new state;
+  now, in key order, written in place) and the moves into them as (source row, new state's index) pairs, grouped by new state;
 - `merge_sorted`: `visited` with the new keys merged in (both sorted, disjoint).
 
 Plain integer loops, cached machine code (`cache=True`); scratch is what the caller
@@ -21,10 +21,12 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def first_reached(packed, bits, visited, new_keys, edge_src, edge_dst):
+def first_reached(packed, bits, visited, edge_src, edge_dst):
     """Scan the sorted `packed` (key << bits | source row) against the sorted distinct
-    `visited`; write the fresh keys (ascending) to `new_keys`, and one (source row, fresh index) per packed
-    value whose key is fresh to `edge_src` / `edge_dst`. Returns (fresh keys, moves).
+    `visited`; write the fresh keys (ascending) over the front of `packed` itself (the
+    k-th fresh key goes to a slot already read: each key has at least one packed value),
+    and one (source row, fresh index) per packed value whose key is fresh to `edge_src`
+    / `edge_dst`. Returns (fresh keys, moves).
 
     A repeated packed value (the same move twice) is written once per occurrence; the
     search's moves are distinct (one per source row and acceleration, accelerations
@@ -47,15 +49,15 @@ def first_reached(packed, bits, visited, new_keys, edge_src, edge_dst):
                 hi = mid
         p = lo
         fresh = p == nv or visited[p] != key
-        if fresh:
-            new_keys[n_new] = key
-            n_new += 1
         while i < n and (packed[i] >> bits) == key:
             if fresh:
                 edge_src[n_edges] = packed[i] & mask
-                edge_dst[n_edges] = n_new - 1
+                edge_dst[n_edges] = n_new
                 n_edges += 1
             i += 1
+        if fresh:  # n_new < i: that slot is read already
+            packed[n_new] = key
+            n_new += 1
     return n_new, n_edges
 
 
