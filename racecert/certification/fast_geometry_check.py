@@ -71,6 +71,8 @@ def _model_moves(exp, span: int) -> tuple[np.ndarray, list[np.ndarray]]:
     cols.append(np.concatenate([np.zeros(len(exp.src), dtype=np.int8),
                                 np.ones(len(exp.arrive_src), dtype=np.int8)]))
     keys = _move_keys(src, cols[2], cols[3], span)
+    if not np.any(keys[1:] <= keys[:-1]):  # already in key order (a chunk with no arrival)
+        return keys, cols
     order = np.argsort(keys, kind="stable")
     return keys[order], [c[order] for c in cols]
 
@@ -138,8 +140,9 @@ def _compare(batch: StateArrays, model: tuple[np.ndarray, list[np.ndarray]],
 
 
 def _distinct(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys, sorted (a sort and a scan: faster than np.unique on int64)."""
-    keys = np.sort(keys)
+    """The distinct keys, sorted (a sort and a scan: faster than np.unique on int64);
+    `keys` is sorted in place."""
+    keys.sort()  # in place: the caller's concatenation is scratch
     head = np.ones(len(keys), dtype=bool)
     head[1:] = keys[1:] != keys[:-1]
     return keys[head]
