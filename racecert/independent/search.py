@@ -367,17 +367,17 @@ def _finish(geom: FastGeometry, key: StateKey, layers: list[np.ndarray],
     for t in range(last - 1, -1, -1):
         src, dst = forward[t]
         keep[t][src[keep[t + 1][dst]]] = True
-    remap = [np.cumsum(kt) - 1 for kt in keep]
     dag_layers = tuple(StateLayer(*_layer_fields(key, layers[t][keep[t]], t, geom.k, mode))
                        for t in range(last + 1))
     dag_edges = []
-    for t in range(last):
+    for t in range(last):  # the DAG's rows: a layer's index among its kept states
         src, dst = forward[t]
         m = keep[t][src] & keep[t + 1][dst]
-        n_next = int(keep[t + 1].sum())
-        pair = np.sort(remap[t][src[m]].astype(np.int64) * n_next + remap[t + 1][dst[m]])
+        s_row, d_row = _rows(keep[t], src[m]), _rows(keep[t + 1], dst[m])
+        n_next = len(dag_layers[t + 1])
+        pair = np.sort(s_row * n_next + d_row)
         dag_edges.append(tuple(np.divmod(pair, n_next)))  # (src, dst) order
-    arrive_src = remap[last][a_src].astype(np.int64)
+    arrive_src = _rows(keep[last], a_src)
     finals, arrive_final = _finals(key, a_fields[:5])
     limbs = _forward_limbs([len(layer) for layer in dag_layers], dag_edges)
     arrival_limbs = limbs[last][:, arrive_src]
@@ -386,6 +386,11 @@ def _finish(geom: FastGeometry, key: StateKey, layers: list[np.ndarray],
     return LayeredDag(mode, last + 1, dag_layers, tuple(dag_edges), arrive_src, arrive_final,
                       *a_fields, finals, tuple(_to_ints(c) for c in limbs),
                       _to_ints(arrival_limbs), final_counts, sum(final_counts))
+
+
+def _rows(kept: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The rows among the kept states (mask `kept`) of the kept states `index`."""
+    return np.flatnonzero(kept).searchsorted(index).astype(np.int64)
 
 
 def _finals(key: StateKey, kin: list[np.ndarray]) -> tuple[FinalStates, np.ndarray]:
