@@ -18,7 +18,8 @@ questions a third way, with integers only, for many states at once:
   passes over all candidates; the candidates left are walked by a compiled loop
   (`racecert.independent.fastgeom_kernel`, numba, written for this side) over a table
   of footprints per displacement, filled on demand from `footprint`; layers (ramps)
-  are walked cell by cell.
+  are walked cell by cell. `valid_moves` (the searches' and the move re-check's) does
+  the cheap tests in the same compiled call and returns only the valid moves.
 - **lines**: a move crosses x = k + ½ iff k lies between p and q (half-open); the
   span test and the crossing time n / (2|v|) are integer; the cell entered at the
   crossing (whose layer decides whether the crossing counts) is the first touched

@@ -46,8 +46,14 @@ The DAG interface (`LayeredDag`, frozen; all arrays are int64 numpy arrays):
 arriving moves count, e.g. only continuable ones for m_cont); `SearchResult.status`
 is "arrived", "unreachable", "depth" (no arrival within ``max_depth`` moves) or
 "budget" (more than ``max_states`` states would have been stored; ``message`` says
-where). The budget is in states, so a result does not depend on the machine;
-transient memory per layer is at most about nine successors per stored state.
+where). The budget is in states, so a result does not depend on the machine.
+
+Per layer, the valid moves come from `FastGeometry.valid_moves` in chunks; each
+successor is packed with its source row into one int64, the layer's packed values
+sorted once (`np.sort`, in place), and `racecert.independent.search_kernel` scans
+them against the sorted visited keys (the states first reached now, the moves into
+them) and merges the new keys in. Transient memory per layer is about 20 bytes per
+successor (at most nine per state of the layer).
 
 >>> # r = explore(load_track("tracks/tiny_straight.toml")); r.m_star, r.optimal_count
 >>> # (3, 1)
@@ -74,8 +80,9 @@ AcceptFn = Callable[..., np.ndarray]
 from it starts with)."""
 Status = Literal["arrived", "unreachable", "depth", "budget"]
 DEFAULT_MAX_STATES = 20_000_000
-"""The default state budget. Peak memory is about 170 bytes per stored state on open
-areas (open 200x200: 4.8 million states, 0.8 GB), so 20 million stay within ~3.5 GB."""
+"""The default state budget. Peak memory is about 120 bytes per stored state on open
+areas (open 200x200: 4.8 million states, 0.56 GB; open 300x300: 19.5 million, 2.3 GB),
+so 20 million stay within ~2.5 GB."""
 
 
 @dataclass(frozen=True)
@@ -325,8 +332,8 @@ def _expand(geom: FastGeometry, key: StateKey, keys: np.ndarray, t: int, mode: M
 def _new_states(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, rows: int,
                 bound: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The states first reached now (sorted keys) and the moves into them as int32
-    (src, dst) edges, grouped by dst; `succ` is overwritten (`_finish` puts the optimal DAG's edges back in
-    (src, dst) order).
+    (src, dst) edges, grouped by dst (`_finish` puts the optimal DAG's edges back in
+    (src, dst) order); `succ` is overwritten.
 
     Each successor is packed as ``key << bits | src`` (`bits` covers the layer's `rows`)
     and the packed values sorted by one 1-D `np.sort`; `search_kernel.first_reached`

@@ -7,7 +7,8 @@ rows) and sorts the packed values with `np.sort` (one 1-D int64 sort: no argsort
 ``return_inverse``). The passes here then read that sorted array once:
 
 - `first_reached`: the successor keys not in `visited` (the states first reached
-  now, in key order, written in place) and the moves into them as (source row, new state's index) pairs, grouped by new state;
+  now, in key order, written in place) and the moves into them as (source row,
+  new state's index) pairs, grouped by new state;
 - `merge_sorted`: `visited` with the new keys merged in (both sorted, disjoint).
 
 Plain integer loops, cached machine code (`cache=True`); scratch is what the caller
