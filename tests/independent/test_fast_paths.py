@@ -10,6 +10,7 @@ import both sides).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -124,3 +125,19 @@ def test_generated_tracks_match_the_oracle(name: str) -> None:
     assert moves.agree and moves.complete
     assert moves.states == b.states_explored
     assert moves.moves == 9 * moves.states
+
+
+def test_packed_arrival_comparison_names_the_same_failures() -> None:
+    track = load_track(TRACKS / "ocho.toml")
+    d = explore(track, "exact").dag
+    assert d is not None and check_count_certificate(track, d).ok
+    off = d.arrive_x.copy()
+    off[0] = -5  # beyond the grid: no packed key, compared as row tuples
+    c = check_count_certificate(track, dataclasses.replace(d, arrive_x=off))
+    assert not c.ok and "not a valid arriving move" in c.reason
+    fields = ("arrive_src", "arrive_final", "arrive_x", "arrive_y", "arrive_vx", "arrive_vy",
+              "arrive_layer", "arrive_progress", "arrival_counts")
+    twice = np.concatenate([np.arange(len(d.arrive_src)), [0]])
+    c = check_count_certificate(track, dataclasses.replace(
+        d, **{f: getattr(d, f)[twice] for f in fields}))
+    assert not c.ok and "recorded twice" in c.reason
