@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from racecert.independent.fastgeom import OK, FastGeometry
+from racecert.independent.fastgeom import FastGeometry
 from racecert.model.rules import StateArrays, VectorRaceRules
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
@@ -71,6 +71,8 @@ def _model_moves(exp, span: int) -> tuple[np.ndarray, list[np.ndarray]]:
     cols.append(np.concatenate([np.zeros(len(exp.src), dtype=np.int8),
                                 np.ones(len(exp.arrive_src), dtype=np.int8)]))
     keys = _move_keys(src, cols[2], cols[3], span)
+    if not np.any(keys[1:] <= keys[:-1]):  # already in key order (a chunk with no arrival)
+        return keys, cols
     order = np.argsort(keys, kind="stable")
     return keys[order], [c[order] for c in cols]
 
@@ -78,16 +80,17 @@ def _model_moves(exp, span: int) -> tuple[np.ndarray, list[np.ndarray]]:
 def _fast_moves(geom: FastGeometry, batch: StateArrays, span: int
                 ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
     """(sorted move keys, columns x, y, vx, vy, layer, progress, arrives, source phase) of
-    fastgeom's valid moves, in key order."""
+    fastgeom's valid moves, in key order (`valid_moves` lists them by source row and
+    acceleration, which is key order already; sorted again if not)."""
     f = [a.astype(np.int64) for a in batch.fields()]
-    mv = geom.classify(*f)
-    ok = np.flatnonzero(mv.code == OK)
-    keys = _move_keys(mv.src[ok], mv.vx[ok], mv.vy[ok], span)
-    order = np.argsort(keys, kind="stable")
-    rows = ok[order]
-    cols = [mv.x[rows], mv.y[rows], mv.vx[rows], mv.vy[rows], mv.layer[rows],
-            mv.progress[rows], mv.arrives[rows].astype(np.int8)]
-    return keys[order], cols, f[6][mv.src[rows]]
+    mv = geom.valid_moves(*f)
+    keys = _move_keys(mv.src, mv.vx, mv.vy, span)
+    cols = [mv.x, mv.y, mv.vx, mv.vy, mv.layer, mv.progress, mv.arrives.astype(np.int8)]
+    phase = f[6][mv.src]
+    if np.any(keys[1:] <= keys[:-1]):
+        order = np.argsort(keys, kind="stable")
+        keys, cols, phase = keys[order], [c[order] for c in cols], phase[order]
+    return keys, cols, phase
 
 
 def _describe(batch: StateArrays, key: int, span: int, what: str) -> str:
@@ -137,8 +140,9 @@ def _compare(batch: StateArrays, model: tuple[np.ndarray, list[np.ndarray]],
 
 
 def _distinct(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys, sorted (a sort and a scan: faster than np.unique on int64)."""
-    keys = np.sort(keys)
+    """The distinct keys, sorted (a sort and a scan: faster than np.unique on int64);
+    `keys` is sorted in place."""
+    keys.sort()  # in place: the caller's concatenation is scratch
     head = np.ones(len(keys), dtype=bool)
     head[1:] = keys[1:] != keys[:-1]
     return keys[head]

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from racecert.independent.fastgeom import OK, FastGeometry, Moves
+from racecert.independent.fastgeom import FastGeometry, Moves
 from racecert.independent.search import AcceptFn, LayeredDag, StateLayer, initial_state
 from racecert.model.track import Track
 
@@ -130,12 +130,10 @@ def _check_moves(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int,
                  accept: AcceptFn | None) -> None:
     """Re-derive every move of layer t and compare with the recorded edges / arrivals."""
     here = dag.layers[t]
-    keys_here = rowkey(*_fields(here))
-    if len(np.unique(keys_here)) != len(here):
+    if _repeats(rowkey(*_fields(here))):
         raise _Failed(f"layer {t}: a state occurs twice")
-    m = geom.classify(*_fields(here))
-    ok = m.code == OK
-    arriving = np.flatnonzero(ok & m.arrives)
+    m = geom.valid_moves(*_fields(here))
+    arriving = np.flatnonzero(m.arrives)
     if len(arriving) and accept is not None:
         arrived_phase = np.minimum(here.phase[m.src[arriving]] + 1, geom.k)
         arriving = arriving[accept(m.x[arriving], m.y[arriving], m.vx[arriving],
@@ -146,9 +144,9 @@ def _check_moves(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int,
         if len(arriving):
             i = int(m.src[arriving[0]])
             raise _Failed(f"layer {t} state {here.row(i)} arrives in {t + 1} < m* moves")
-        _compare_edges(geom, rowkey, dag, t, m.take(np.flatnonzero(ok & ~m.arrives)))
+        _compare_edges(geom, rowkey, dag, t, m.take(np.flatnonzero(~m.arrives)))
     else:
-        _compare_arrivals(dag, m.take(arriving))
+        _compare_arrivals(dag, m.take(arriving), geom.width, geom.height)
 
 
 def _compare_edges(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int,
@@ -167,7 +165,7 @@ def _compare_edges(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int
     derived = np.sort(derived_src * n_next + derived_dst)
     src, dst = dag.edges[t]
     recorded = np.sort(src * n_next + dst)
-    if len(np.unique(recorded)) != len(recorded):
+    if np.any(recorded[1:] == recorded[:-1]):
         raise _Failed(f"edges {t} -> {t + 1}: a move is recorded twice")
     if not np.array_equal(derived, recorded):
         missing = np.setdiff1d(derived, recorded)
@@ -179,36 +177,82 @@ def _compare_edges(geom: FastGeometry, rowkey: _RowKeys, dag: LayeredDag, t: int
         s, d = divmod(int(extra[0]), n_next)
         raise _Failed(f"edges {t} -> {t + 1}: the recorded move {dag.layers[t].row(s)} -> "
                       f"{nxt.row(d)} is not a valid move to that state")
-    if len(np.unique(src)) != len(dag.layers[t]):
+    if not _covers(src, len(dag.layers[t])):
         raise _Failed(f"layer {t}: a state has no recorded move out")
-    if len(np.unique(dst)) != n_next:
+    if not _covers(dst, n_next):
         raise _Failed(f"layer {t + 1}: a state has no recorded move in")
 
 
-def _compare_arrivals(dag: LayeredDag, a: Moves) -> None:
-    derived = np.stack([a.src, a.x, a.y, a.vx, a.vy, a.layer, a.progress], axis=1)
-    recorded = np.stack([dag.arrive_src, dag.arrive_x, dag.arrive_y, dag.arrive_vx,
-                         dag.arrive_vy, dag.arrive_layer, dag.arrive_progress], axis=1)
-    d_set = {tuple(r) for r in derived.tolist()}
-    r_list = [tuple(r) for r in recorded.tolist()]
+def _compare_arrivals(dag: LayeredDag, a: Moves, w: int, h: int) -> None:
+    derived = [a.src, a.x, a.y, a.vx, a.vy, a.layer, a.progress]
+    recorded = [dag.arrive_src, dag.arrive_x, dag.arrive_y, dag.arrive_vx, dag.arrive_vy,
+                dag.arrive_layer, dag.arrive_progress]
+    limits = [len(dag.layers[-1]), w, h, (-(w - 1), w - 1), (-(h - 1), h - 1), 2, 2]
+    d_keys, r_keys = _pack(derived, limits), _pack(recorded, limits)
+    if d_keys is None or r_keys is None:  # a recorded value beyond any move's: row tuples
+        _compare_arrival_rows(derived, recorded)
+    else:
+        d_keys.sort()
+        r_keys.sort()
+        if np.any(r_keys[1:] == r_keys[:-1]):
+            raise _Failed("an arriving move is recorded twice")
+        if not np.array_equal(d_keys, r_keys):
+            _compare_arrival_rows(derived, recorded)
+    if not _covers(dag.arrive_src, len(dag.layers[-1])):
+        raise _Failed(f"layer {dag.m_star - 1}: a state has no recorded arrival")
+    f = dag.finals
+    idx = dag.arrive_final
+    if np.any(idx < 0) or np.any(idx >= len(f)):
+        raise _Failed("an arrival's final index is out of range")
+    kin = (f.x, f.y, f.vx, f.vy, f.layer)
+    if not all(np.array_equal(k[idx], r) for k, r in zip(kin, recorded[1:6], strict=True)):
+        raise _Failed("an arrival points to a final state other than its own")
+    f_keys = _pack(list(kin), limits[1:6])
+    distinct = (len({f.row(i) for i in range(len(f))}) == len(f) if f_keys is None
+                else not _repeats(f_keys))
+    if not distinct or not _covers(idx, len(f)):
+        raise _Failed("the final states are not distinct, or one has no arrival")
+
+
+def _pack(cols: list[np.ndarray], limits: list) -> np.ndarray | None:
+    """Rows as one int64 each (mixed radix over the columns' ranges, `limits[j]` an
+    exclusive upper bound or an inclusive (lo, hi)), or None when a value lies outside
+    its range or the radix would not fit 62 bits."""
+    key = np.zeros(len(cols[0]), dtype=np.int64)
+    room = 1
+    for col, lim in zip(cols, limits, strict=True):
+        lo, hi = (0, lim - 1) if isinstance(lim, int) else lim
+        radix = hi - lo + 1
+        room *= radix
+        if room >= 2**62 or (len(col) and (int(col.min()) < lo or int(col.max()) > hi)):
+            return None
+        key = key * radix + (col - lo)
+    return key
+
+
+def _compare_arrival_rows(derived: list[np.ndarray], recorded: list[np.ndarray]) -> None:
+    """The arrivals compared as row tuples (the reason names the first differing row)."""
+    d_set = set(zip(*(c.tolist() for c in derived), strict=True))
+    r_list = list(zip(*(c.tolist() for c in recorded), strict=True))
     if len(set(r_list)) != len(r_list):
         raise _Failed("an arriving move is recorded twice")
     if d_set != set(r_list):
         diff = sorted(d_set ^ set(r_list))[0]
         side = "not recorded" if diff in d_set else "not a valid arriving move"
         raise _Failed(f"arriving move from last-layer state {diff[0]} to {diff[1:]}: {side}")
-    if len(np.unique(dag.arrive_src)) != len(dag.layers[-1]):
-        raise _Failed(f"layer {dag.m_star - 1}: a state has no recorded arrival")
-    f = dag.finals
-    idx = dag.arrive_final
-    if np.any(idx < 0) or np.any(idx >= len(f)):
-        raise _Failed("an arrival's final index is out of range")
-    kin = np.stack([f.x[idx], f.y[idx], f.vx[idx], f.vy[idx], f.layer[idx]], axis=1)
-    if not np.array_equal(kin, recorded[:, 1:6]):
-        raise _Failed("an arrival points to a final state other than its own")
-    finals = {f.row(i) for i in range(len(f))}
-    if len(finals) != len(f) or len(np.unique(idx)) != len(f):
-        raise _Failed("the final states are not distinct, or one has no arrival")
+
+
+def _repeats(keys: np.ndarray) -> bool:
+    """Whether an int64 key occurs twice (one sort)."""
+    keys = np.sort(keys)
+    return bool(np.any(keys[1:] == keys[:-1]))
+
+
+def _covers(index: np.ndarray, n: int) -> bool:
+    """Whether the indices (all in [0, n)) hit every one of 0 .. n-1."""
+    hit = np.zeros(n, dtype=bool)
+    hit[index] = True
+    return bool(hit.all())
 
 
 def _check_counts(dag: LayeredDag) -> None:

@@ -18,7 +18,8 @@ questions a third way, with integers only, for many states at once:
   passes over all candidates; the candidates left are walked by a compiled loop
   (`racecert.independent.fastgeom_kernel`, numba, written for this side) over a table
   of footprints per displacement, filled on demand from `footprint`; layers (ramps)
-  are walked cell by cell.
+  are walked cell by cell. `valid_moves` (the searches' and the move re-check's) does
+  the cheap tests in the same compiled call and returns only the valid moves.
 - **lines**: a move crosses x = k + ½ iff k lies between p and q (half-open); the
   span test and the crossing time n / (2|v|) are integer; the cell entered at the
   crossing (whose layer decides whether the crossing counts) is the first touched
@@ -50,6 +51,7 @@ from racecert.independent.fastgeom_kernel import (
     OPENING,
     WRONG_WAY,
     ZERO,
+    valid_moves,
     walk_moves,
 )
 from racecert.model.track import Track
@@ -233,10 +235,44 @@ class FastGeometry:
               arrives: np.ndarray) -> None:
         """Judge the live candidates by the compiled walk, writing results in place."""
         self._footprints(vx[live], vy[live])
-        walk_moves(live, px, py, vx, vy, layer, progress, self._slot, self._span,
-                   self._fp_start, self._fp_len, self._fp_dx, self._fp_dy, self.width,
-                   self.plane, self.two_layers, self.drive, self.end, self.ramp,
-                   self._blocked, self._lines, self._scratch, code, arrives)
+        walk_moves(live, px, py, vx, vy, layer, progress, *self._tables(), code, arrives)
+
+    def _tables(self) -> tuple:
+        """The footprint table and the track's arrays, as the compiled kernels take them."""
+        return (self._slot, self._span, self._fp_start, self._fp_len, self._fp_dx,
+                self._fp_dy, self.width, self.plane, self.two_layers, self.drive, self.end,
+                self.ramp, self._blocked, self._lines, self._scratch)
+
+    def valid_moves(self, x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray,
+                    layer: np.ndarray, progress: np.ndarray, phase: np.ndarray) -> Moves:
+        """The valid moves of `classify` alone (code OK), in the same (state,
+        acceleration) order, from one fused compiled pass: no nine-fold candidate
+        arrays, so the searches' cost per state is the walk itself.
+
+        The rows are views into buffers of nine rows per state (callers that keep
+        them long copy what they keep).
+        """
+        x, y, vx, vy, layer, progress, phase = (np.ascontiguousarray(a, dtype=np.int64)
+                                                for a in (x, y, vx, vy, layer, progress,
+                                                          phase))
+        n = len(x)
+        if n:  # every displacement a state's nine accelerations can make (not (0, 0))
+            side = 2 * int(max(np.abs(vx).max(), np.abs(vy).max())) + 5
+            base = np.unique((vx + side // 2) * side + (vy + side // 2))
+            cand = (base[:, None] + (ACCEL_X * side + ACCEL_Y)[None, :]).ravel()
+            dvx, dvy = np.divmod(cand, side)
+            dvx, dvy = dvx - side // 2, dvy - side // 2
+            moving = (dvx != 0) | (dvy != 0)
+            if moving.any():
+                self._footprints(dvx[moving], dvy[moving])
+        out = [np.empty(9 * n, dtype=np.int64) for _ in range(8)]
+        arrives = np.empty(9 * n, dtype=np.bool_)
+        count = valid_moves(x, y, vx, vy, layer, progress, phase, self.k,
+                            -1 if self.max_speed is None else self.max_speed, self.straight,
+                            self.perp_is_y, self.height, *self._tables(), *out, arrives)
+        src, accel, qx, qy, nvx, nvy, new_layer, new_prog = (a[:count] for a in out)
+        return Moves(src, accel, np.zeros(count, dtype=np.int8), qx, qy, nvx, nvy, new_layer,
+                     new_prog, arrives[:count])
 
     def _footprints(self, vx: np.ndarray, vy: np.ndarray) -> None:
         """Make sure the footprint table holds every displacement (vx[i], vy[i]): the slot

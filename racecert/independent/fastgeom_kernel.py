@@ -20,12 +20,14 @@ integer entry order), looked up in a table of footprints per displacement:
    invalid; start and finish ordered by cross-multiplying their times, the finish first
    at equal times; arrival and the next progress as fastgeom's rules state them.
 
-Plain integer loops over numpy arrays, cached machine code (`cache=True`); the caller
-passes chunks, so Ctrl-C is seen between calls.
+`valid_moves` fuses the cheap tests with the walk for the searches (only the valid
+moves come back). Plain integer loops over numpy arrays, cached machine code
+(`cache=True`); the caller passes chunks, so Ctrl-C is seen between calls.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 # reason codes: the same numbers as fastgeom's (fastgeom imports them from here)
@@ -78,10 +80,18 @@ def walk_moves(live, px, py, vx, vy, layer, progress,  # the candidates (aligned
         bad = OK if ok else OFF_TRACK
         if bad == OK and not end[cur * plane + base + dvy * width + dvx]:
             bad = NOT_ENDABLE
-        s_hit, s_num, s_den = _crossing(lines[0], x0, y0, dvx, dvy, fp_dx, fp_dy, start, n,
-                                        cur, two_layers, scratch)
-        f_hit, f_num, f_den = _crossing(lines[1], x0, y0, dvx, dvy, fp_dx, fp_dy, start, n,
-                                        cur, two_layers, scratch)
+        # each line: the span test, then the layer entered at the crossing (on one
+        # layer, the only one; on two, that of the first touched cell beyond the line)
+        s_hit, s_num, s_den = _crossing(lines[0], x0, y0, dvx, dvy)
+        f_hit, f_num, f_den = _crossing(lines[1], x0, y0, dvx, dvy)
+        if two_layers:
+            s_hit = s_hit and _layer_beyond(lines[0], x0, y0, dvx, dvy, fp_dx, fp_dy,
+                                            start, n, scratch) == lines[0][LAYER]
+            f_hit = f_hit and _layer_beyond(lines[1], x0, y0, dvx, dvy, fp_dx, fp_dy,
+                                            start, n, scratch) == lines[1][LAYER]
+        else:
+            s_hit = s_hit and cur == lines[0][LAYER]
+            f_hit = f_hit and cur == lines[1][LAYER]
         if bad == OK and ((s_hit and not _legal(lines[0], dvx, dvy))
                           or (f_hit and not _legal(lines[1], dvx, dvy))):
             bad = WRONG_WAY
@@ -96,6 +106,60 @@ def walk_moves(live, px, py, vx, vy, layer, progress,  # the candidates (aligned
         layer[i] = cur
         progress[i] = new_prog
         arrives[i] = arrive and bad == OK
+
+
+@njit(cache=True, nogil=True)
+def valid_moves(x, y, vx, vy, layer, progress, phase,  # the states (aligned, int64)
+                k, max_speed, straight, perp_is_y, height,  # the opening rule, the grid
+                slot, span, fp_start, fp_len, fp_dx, fp_dy,  # the footprint table
+                width, plane, two_layers, drive, end, ramp, blocked, lines, scratch,
+                out_src, out_accel, out_x, out_y, out_vx, out_vy, out_layer, out_prog,
+                out_arrives):
+    """Write the valid moves of the states, in (state, acceleration) order, to the `out_*`
+    arrays (room for 9 per state); return how many there are.
+
+    fastgeom's cheap tests and `walk_moves` in one compiled call (no nine-fold numpy
+    passes): acceleration a is (a // 3 - 1, a % 3 - 1); a zero velocity is invalid; while
+    `phase < k` the opening rule bounds |v'| by `max_speed` (none when negative) and, if
+    `straight`, keeps the perpendicular component (vy when `perp_is_y`, else vx) zero; the
+    end must lie on the grid; the candidates left are walked in the `out_*` arrays, then
+    the valid ones moved to the front. The footprint table must hold every displacement
+    that passes the cheap tests.
+    """
+    m = 0
+    for i in range(len(x)):  # the cheap tests, in fastgeom's order
+        for a in range(9):
+            nvx = vx[i] + a // 3 - 1
+            nvy = vy[i] + a % 3 - 1
+            if nvx == 0 and nvy == 0:
+                continue
+            if phase[i] < k:
+                if max_speed >= 0 and (abs(nvx) > max_speed or abs(nvy) > max_speed):
+                    continue
+                if straight and (nvy if perp_is_y else nvx) != 0:
+                    continue
+            qx, qy = x[i] + nvx, y[i] + nvy
+            if qx < 0 or qx >= width or qy < 0 or qy >= height:
+                continue
+            out_src[m], out_accel[m], out_x[m], out_y[m] = i, a, x[i], y[i]
+            out_vx[m], out_vy[m] = nvx, nvy
+            out_layer[m], out_prog[m] = layer[i], progress[i]
+            m += 1
+    code = np.empty(m, dtype=np.int8)
+    walk_moves(np.arange(m), out_x, out_y, out_vx, out_vy, out_layer, out_prog, slot, span,
+               fp_start, fp_len, fp_dx, fp_dy, width, plane, two_layers, drive, end, ramp,
+               blocked, lines, scratch, code, out_arrives)
+    n_out = 0
+    for j in range(m):  # keep the valid ones, in place (n_out <= j)
+        if code[j] != OK:
+            continue
+        out_src[n_out], out_accel[n_out] = out_src[j], out_accel[j]
+        out_x[n_out], out_y[n_out] = out_x[j] + out_vx[j], out_y[j] + out_vy[j]
+        out_vx[n_out], out_vy[n_out] = out_vx[j], out_vy[j]
+        out_layer[n_out], out_prog[n_out] = out_layer[j], out_prog[j]
+        out_arrives[n_out] = out_arrives[j]
+        n_out += 1
+    return n_out
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -114,8 +178,10 @@ def _legal(line, vx, vy):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _crossing(line, px, py, vx, vy, fp_dx, fp_dy, start, n, cur, two_layers, scratch):
-    """(hit, t numerator, t denominator) of one move and one line (fastgeom's rule)."""
+def _crossing(line, px, py, vx, vy):
+    """(meets, t numerator, t denominator) of one move and one line: whether the move
+    crosses k + 1/2 inside the line's closed span (fastgeom's rule; the layer test is
+    the caller's)."""
     if line[AXIS] == 0:
         fixed, other, vf, vs = px, py, vx, vy
     else:
@@ -130,9 +196,15 @@ def _crossing(line, px, py, vx, vy, fp_dx, fp_dy, start, n, cur, two_layers, scr
     doubled = 2 * other * den + 2 * vs * num
     if doubled < (2 * line[LO] - 1) * den or doubled > (2 * line[HI] + 1) * den:
         return False, num, den
-    if not two_layers:
-        return cur == line[LAYER], num, den
-    # the first touched cell beyond the line (the offsets are monotone along the axis)
+    return True, num, den
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _layer_beyond(line, px, py, vx, vy, fp_dx, fp_dy, start, n, scratch):
+    """The layer of the first touched cell beyond the line, as the walk left it in
+    `scratch` (the offsets are monotone along the line's axis)."""
+    fixed = px if line[AXIS] == 0 else py
+    sign = 1 if (vx if line[AXIS] == 0 else vy) > 0 else -1
     j = 0
     while j < n:
         a = fp_dx[start + j] if line[AXIS] == 0 else fp_dy[start + j]
@@ -140,4 +212,4 @@ def _crossing(line, px, py, vx, vy, fp_dx, fp_dy, start, n, cur, two_layers, scr
             break
         j += 1
     j = min(j, n - 1)
-    return scratch[j] == line[LAYER], num, den
+    return scratch[j]

@@ -46,8 +46,14 @@ The DAG interface (`LayeredDag`, frozen; all arrays are int64 numpy arrays):
 arriving moves count, e.g. only continuable ones for m_cont); `SearchResult.status`
 is "arrived", "unreachable", "depth" (no arrival within ``max_depth`` moves) or
 "budget" (more than ``max_states`` states would have been stored; ``message`` says
-where). The budget is in states, so a result does not depend on the machine;
-transient memory per layer is at most about nine successors per stored state.
+where). The budget is in states, so a result does not depend on the machine.
+
+Per layer, the valid moves come from `FastGeometry.valid_moves` in chunks; each
+successor is packed with its source row into one int64, the layer's packed values
+sorted once (`np.sort`, in place), and `racecert.independent.search_kernel` scans
+them against the sorted visited keys (the states first reached now, the moves into
+them) and merges the new keys in. Transient memory per layer is about 20 bytes per
+successor (at most nine per state of the layer).
 
 >>> # r = explore(load_track("tracks/tiny_straight.toml")); r.m_star, r.optimal_count
 >>> # (3, 1)
@@ -61,7 +67,8 @@ from typing import Literal
 
 import numpy as np
 
-from racecert.independent.fastgeom import OK, FastGeometry
+from racecert.independent.fastgeom import FastGeometry
+from racecert.independent.search_kernel import first_reached, merge_sorted
 from racecert.model.track import Track
 
 Mode = Literal["exact", "editor"]
@@ -73,8 +80,9 @@ AcceptFn = Callable[..., np.ndarray]
 from it starts with)."""
 Status = Literal["arrived", "unreachable", "depth", "budget"]
 DEFAULT_MAX_STATES = 20_000_000
-"""The default state budget. Peak memory is about 170 bytes per stored state on open
-areas (open 200x200: 4.8 million states, 0.8 GB), so 20 million stay within ~3.5 GB."""
+"""The default state budget. Peak memory is about 120 bytes per stored state on open
+areas (open 200x200: 4.8 million states, 0.56 GB; open 300x300: 19.5 million, 2.3 GB),
+so 20 million stay within ~2.5 GB."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +187,7 @@ class StateKey:
     def __init__(self, width: int, height: int, phases: int) -> None:
         self.w, self.h, self.phases = width, height, phases
         self.rvx, self.rvy = 2 * width - 1, 2 * height - 1
-        bound = self.rvx * self.rvy * 4 * phases * width * height
+        self.bound = bound = self.rvx * self.rvy * 4 * phases * width * height
         if bound >= 2**62:
             raise ValueError(f"a {width}x{height} grid does not fit this search's int64 key")
 
@@ -251,12 +259,13 @@ def explore(track: Track, mode: Mode = "exact", *, max_states: int = DEFAULT_MAX
             dag = _finish(geom, key, layers, forward, arrivals, mode)
             return SearchResult(mode, "arrived", True, dag.m_star, dag.total, dag.final_counts,
                                 dag, total, t + 1, f"m* = {dag.m_star}")
-        new, pos, edges = _new_states(succ, src, visited)
+        new, edges = _new_states(succ, src, visited, len(layers[t]), key.bound)
+        del succ, src
         if total + len(new) > max_states:
             return _stopped(mode, "budget", total, t,
                             f"state budget of {max_states:,} exceeded: layer {t + 1} would "
                             f"bring the stored states to {total + len(new):,}")
-        visited = np.insert(visited, pos, new)
+        visited = merge_sorted(visited, new)
         layers.append(new)
         forward.append(edges)
         total += len(new)
@@ -297,9 +306,8 @@ def _expand(geom: FastGeometry, key: StateKey, keys: np.ndarray, t: int, mode: M
     srcs: list[np.ndarray] = []
     for lo in range(0, len(keys), CHUNK):
         fields = _layer_fields(key, keys[lo: lo + CHUNK], t, kmax, mode)
-        m = geom.classify(*fields)
-        ok = m.code == OK
-        arr = np.flatnonzero(ok & m.arrives)
+        m = geom.valid_moves(*fields)
+        arr = np.flatnonzero(m.arrives)
         if len(arr) and accept is not None:
             arrived_phase = np.minimum(fields[6][m.src[arr]] + 1, kmax)
             arr = arr[accept(*(getattr(m, f)[arr] for f in
@@ -310,21 +318,38 @@ def _expand(geom: FastGeometry, key: StateKey, keys: np.ndarray, t: int, mode: M
                                          ("x", "y", "vx", "vy", "layer", "progress")))
         if arrivals.src:
             continue  # this is the last layer: only arrivals matter now
-        go = np.flatnonzero(ok & ~m.arrives)  # an arrival, accepted or not, ends there
+        go = np.flatnonzero(~m.arrives)  # an arrival, accepted or not, ends there
         phase = np.minimum(fields[6][m.src[go]] + 1, kmax) if mode == "exact" else 0
         phase = np.broadcast_to(np.asarray(phase, dtype=np.int64), go.shape)
         succ.append(key.encode(m.x[go], m.y[go], m.vx[go], m.vy[go], m.layer[go],
                                m.progress[go], phase))
-        srcs.append(m.src[go] + lo)
+        srcs.append((m.src[go] + lo).astype(np.int32))
     if arrivals.src or not succ:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), arrivals
+        return np.zeros(0, np.int64), np.zeros(0, np.int32), arrivals
     return np.concatenate(succ), np.concatenate(srcs), arrivals
 
 
-def _new_states(succ: np.ndarray, src: np.ndarray, visited: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """The states first reached now (sorted keys), their insertion points in `visited`,
-    and the moves into them as int32 (src, dst) edges."""
+def _new_states(succ: np.ndarray, src: np.ndarray, visited: np.ndarray, rows: int,
+                bound: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The states first reached now (sorted keys) and the moves into them as int32
+    (src, dst) edges, grouped by dst (`_finish` puts the optimal DAG's edges back in
+    (src, dst) order); `succ` is overwritten.
+
+    Each successor is packed as ``key << bits | src`` (`bits` covers the layer's `rows`)
+    and the packed values sorted by one 1-D `np.sort`; `search_kernel.first_reached`
+    then reads them once against `visited`. Keys too wide to pack with their row (not
+    on grids of practical size) take `np.unique` instead.
+    """
+    bits = max(1, (rows - 1).bit_length())
+    if bound << bits < 2**63:
+        packed = succ  # packed and sorted in place: the caller's array is scratch
+        np.left_shift(packed, bits, out=packed)
+        np.bitwise_or(packed, src, out=packed)
+        packed.sort()
+        e_src = np.empty(len(packed), dtype=np.int32)
+        e_dst = np.empty(len(packed), dtype=np.int32)
+        n_new, n_edges = first_reached(packed, bits, visited, e_src, e_dst)
+        return packed[:n_new].copy(), (e_src[:n_edges].copy(), e_dst[:n_edges].copy())
     uniq, inverse = np.unique(succ, return_inverse=True)
     pos = np.searchsorted(visited, uniq)
     seen = np.zeros(len(uniq), dtype=bool)
@@ -334,8 +359,7 @@ def _new_states(succ: np.ndarray, src: np.ndarray, visited: np.ndarray
     index = np.where(fresh, np.cumsum(fresh) - 1, -1)
     dst = index[inverse.ravel()]
     keep = dst >= 0
-    edges = (src[keep].astype(np.int32), dst[keep].astype(np.int32))
-    return uniq[fresh], pos[fresh], edges
+    return uniq[fresh], (src[keep].astype(np.int32), dst[keep].astype(np.int32))
 
 
 def _finish(geom: FastGeometry, key: StateKey, layers: list[np.ndarray],
@@ -350,19 +374,18 @@ def _finish(geom: FastGeometry, key: StateKey, layers: list[np.ndarray],
     for t in range(last - 1, -1, -1):
         src, dst = forward[t]
         keep[t][src[keep[t + 1][dst]]] = True
-    remap = [np.cumsum(kt) - 1 for kt in keep]
     dag_layers = tuple(StateLayer(*_layer_fields(key, layers[t][keep[t]], t, geom.k, mode))
                        for t in range(last + 1))
     dag_edges = []
-    for t in range(last):
+    for t in range(last):  # the DAG's rows: a layer's index among its kept states
         src, dst = forward[t]
         m = keep[t][src] & keep[t + 1][dst]
-        dag_edges.append((remap[t][src[m]].astype(np.int64), remap[t + 1][dst[m]].astype(np.int64)))
-    arrive_src = remap[last][a_src].astype(np.int64)
-    kin = np.stack(a_fields[:5], axis=1)
-    finals_rows, arrive_final = np.unique(kin, axis=0, return_inverse=True)
-    arrive_final = arrive_final.ravel().astype(np.int64)
-    finals = FinalStates(*(np.ascontiguousarray(finals_rows[:, j]) for j in range(5)))
+        s_row, d_row = _rows(keep[t], src[m]), _rows(keep[t + 1], dst[m])
+        n_next = len(dag_layers[t + 1])
+        pair = np.sort(s_row * n_next + d_row)
+        dag_edges.append(tuple(np.divmod(pair, n_next)))  # (src, dst) order
+    arrive_src = _rows(keep[last], a_src)
+    finals, arrive_final = _finals(key, a_fields[:5])
     limbs = _forward_limbs([len(layer) for layer in dag_layers], dag_edges)
     arrival_limbs = limbs[last][:, arrive_src]
     final_limbs = _sum_limbs(arrival_limbs, arrive_final, len(finals))
@@ -370,6 +393,25 @@ def _finish(geom: FastGeometry, key: StateKey, layers: list[np.ndarray],
     return LayeredDag(mode, last + 1, dag_layers, tuple(dag_edges), arrive_src, arrive_final,
                       *a_fields, finals, tuple(_to_ints(c) for c in limbs),
                       _to_ints(arrival_limbs), final_counts, sum(final_counts))
+
+
+def _rows(kept: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The rows among the kept states (mask `kept`) of the kept states `index`."""
+    return np.flatnonzero(kept).searchsorted(index).astype(np.int64)
+
+
+def _finals(key: StateKey, kin: list[np.ndarray]) -> tuple[FinalStates, np.ndarray]:
+    """The distinct kinematic states (x, y, vx, vy, layer) of the arrivals, sorted, and
+    each arrival's index among them: one int64 per row whose order is the rows' order."""
+    x, y, vx, vy, layer = kin
+    packed = ((x * key.h + y) * key.rvx + (vx + key.w - 1)) * key.rvy + (vy + key.h - 1)
+    uniq, index = np.unique(packed * 2 + layer, return_inverse=True)
+    rest, lay = np.divmod(uniq, 2)
+    rest, fvy = np.divmod(rest, key.rvy)
+    rest, fvx = np.divmod(rest, key.rvx)
+    fx, fy = np.divmod(rest, key.h)
+    finals = FinalStates(fx, fy, fvx - (key.w - 1), fvy - (key.h - 1), lay)
+    return finals, index.ravel().astype(np.int64)
 
 
 # -- exact counts in 24-bit limbs ----------------------------------------------------
