@@ -76,6 +76,58 @@ def bound_one(fin, x, y):
     return (0.5 * d + 0.5) * (1.0 - 2.0**-40)
 
 
+@njit(cache=True, nogil=True)
+def cell_steps(passable, fin, out):
+    """Per cell (y·w + x), the least number of king steps (8-neighbours) through passable
+    cells to a cell just past the finish line F (the column or row beyond F, from one
+    before its span to one after); -1 where none leads there.
+
+    A lower bound on the length still needed (`estimate_one`): a move from p to q touches,
+    in every column (dominant x; rows for dominant y) between them, the cell holding the
+    segment at that column's centre, so its touched cells hold a king path of
+    max(|dx|, |dy|) <= |v'| steps, all drivable in some layer; the arriving move's path
+    reaches a cell just past F within F's span widened by one; the steps of a trajectory
+    therefore number at most its length.
+    """
+    h, w = passable.shape
+    axis, k, sign = fin[F_AXIS], fin[F_K], fin[F_SIGN]
+    lo, hi = (fin[F_LO2] + 1) // 2 - 1, (fin[F_HI2] - 1) // 2 + 1
+    beyond = k + 1 if sign > 0 else k
+    out[:] = -1
+    queue = np.empty(h * w, dtype=np.int64)
+    n = 0
+    for s in range(lo, hi + 1):
+        x, y = (beyond, s) if axis == 0 else (s, beyond)
+        if 0 <= x < w and 0 <= y < h and passable[y, x] and out[y * w + x] < 0:
+            out[y * w + x] = 0
+            queue[n] = y * w + x
+            n += 1
+    head = 0
+    while head < n:
+        c = queue[head]
+        head += 1
+        cy, cx = c // w, c % w
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                x, y = cx + dx, cy + dy
+                if 0 <= x < w and 0 <= y < h and passable[y, x] and out[y * w + x] < 0:
+                    out[y * w + x] = out[c] + 1
+                    queue[n] = y * w + x
+                    n += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def estimate_one(fin, steps, w, x, y):
+    """A float lower bound on the length still needed from (x, y): the larger of
+    `bound_one` and the king steps to just past F (`cell_steps`; none: no bound from it),
+    scaled just below."""
+    b = bound_one(fin, x, y)
+    st = steps[np.int64(y) * w + x]
+    if st > 0:
+        b = max(b, st * (1.0 - 2.0**-40))
+    return b
+
+
 @njit(cache=True, nogil=True, inline="always")
 def moves_left_one(fin, x, y, vx, vy):
     """`moves_to_cross` of one state: the least n >= 1 with n(n+1)/2 + n·v >= D."""
@@ -405,8 +457,8 @@ def extend_many(ip, ir, vx, vy, out_ip, out_ir, t1, t2, t3, sk, sv, p_off, p_len
 @njit(cache=True, nogil=True)
 def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_sat,
            op_moves, op_speed, op_perp, phase_limit, lines,  # the rules (expand_moves)
-           fin, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds and the tie cut
-           settle_budget, max_states, slice_limit, stop_margin,
+           fin, steps, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds and the tie cut
+           settle_budget, max_states, slice_limit, stop_margin, weight,
            cols, dist, pred, moves, ipart, irr, settled, hval, lft,  # per state
            tk, tv, hp, hq, hi, bhead, cnt, best,  # state table, queue, counters
            e_src, e_dst, e_acc, a_src, a_acc, a_len,  # edges and arrivals kept
@@ -496,7 +548,8 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                 c = dv + np.sqrt(np.float64(n2))
                 cand[j] = c
                 ok[j] = True
-                if prune and c - float_error_one(c) + bound_one(fin, sc[0, j], sc[1, j]) > limit:
+                if prune and c - float_error_one(c) + estimate_one(fin, steps, w, sc[0, j],
+                                                                 sc[1, j]) > limit:
                     ok[j] = False
                     continue
                 if not bnd:
@@ -599,7 +652,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                 moves[t] = 0
                 settled[t] = 0
                 if bnd:
-                    hval[t] = bound_one(fin, sc[0, j], sc[1, j])
+                    hval[t] = weight * estimate_one(fin, steps, w, sc[0, j], sc[1, j])
                     lft[t] = moves_left_one(fin, sc[0, j], sc[1, j], qvx, qvy)
             if bnd:
                 m = moves[v] + 1

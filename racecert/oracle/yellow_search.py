@@ -25,6 +25,9 @@ SLICE_STATES = 1 << 15
 """States settled per kernel call: between calls Python runs signal handlers (Ctrl-C, the
 time limit) and progress reports."""
 _START = 1024
+GROWTH = 4
+"""Arrays grow by this factor: each copy is of at most a quarter of the final size (growing
+the arrays of millions of states costs about as much as settling them otherwise)."""
 
 
 def finish_ints(track: Track) -> np.ndarray:
@@ -44,9 +47,14 @@ class Search:
 
     def __init__(self, rules_args: tuple, track: Track, mode: int, *, prune: bool = False,
                  limit: float = np.inf, cut: tuple[int, int, int] | None = None,
-                 settle_budget: int = -1) -> None:
+                 settle_budget: int = -1, weight: float = 1.0) -> None:
+        self.weight = weight
         self.rules_args, self.mode = rules_args, mode
         self.fin = finish_ints(track)
+        self.width = track.width
+        self.steps = np.empty(track.width * track.height, dtype=np.int64)
+        yk.cell_steps(np.ascontiguousarray(track.surface_arrays.drivable.any(axis=0)),
+                      self.fin, self.steps)
         self.prune, self.limit = prune, float(limit)
         self.cut = cut if cut is not None else (0, -1, 0)
         self.cut_on = cut is not None
@@ -71,9 +79,9 @@ class Search:
         self.bhead = np.full(_START, -1, dtype=np.int64)
         self.cnt[yk.C_BSRC] = -1
         self.best = np.array([np.inf, 0.0])
-        self.e_src = np.zeros(c, dtype=np.int64)
-        self.e_dst = np.zeros(c, dtype=np.int64)
-        self.e_acc = np.zeros(c, dtype=np.int64)
+        self.e_src = np.zeros(c, dtype=np.int32)  # ids < 2^31: `_grow_states`
+        self.e_dst = np.zeros(c, dtype=np.int32)
+        self.e_acc = np.zeros(c, dtype=np.int8)
         self.a_src = np.zeros(64, dtype=np.int64)
         self.a_acc = np.zeros(64, dtype=np.int64)
         self.a_len = np.zeros(64)
@@ -115,8 +123,12 @@ class Search:
         return int(self.cnt[yk.C_WIN])
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kept moves (src, dst, acceleration index) as int64: every move that was within
+        the tolerance of its target's distance when it was relaxed (the tight ones among
+        them)."""
         k = int(self.cnt[yk.C_EDGES])
-        return self.e_src[:k], self.e_dst[:k], self.e_acc[:k]
+        return (self.e_src[:k].astype(np.int64), self.e_dst[:k].astype(np.int64),
+                self.e_acc[:k].astype(np.int64))
 
     def arrivals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         k = int(self.cnt[yk.C_ARR])
@@ -140,7 +152,7 @@ class Search:
         while (c[yk.C_PARTS] + k + 9 > len(self.p_off)
                or 2 * (c[yk.C_PARTS] + k + 9) > len(self.itv)
                or c[yk.C_POOL] + (k + 9) * (c[yk.C_MAXLEN] + 1) > len(self.pd)):
-            self._grow_forms()
+            self._grow_forms(k + 9)
         out_ip, out_ir = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
         args = (np.ascontiguousarray(ip, dtype=np.int64), np.ascontiguousarray(ir, dtype=np.int64),
                 np.ascontiguousarray(vx, dtype=np.int64), np.ascontiguousarray(vy, dtype=np.int64),
@@ -176,7 +188,8 @@ class Search:
         self.dist[0] = 0.0
         self.cnt[yk.C_N] = 1
         if self.mode == yk.BOUND:
-            self.hval[0] = yk.bound_one(self.fin, s.x, s.y)
+            self.hval[0] = self.weight * yk.estimate_one(self.fin, self.steps, self.width, s.x,
+                                                         s.y)
             self.lft[0] = yk.moves_left_one(self.fin, s.x, s.y, s.vx, s.vy)
         if self.mode == yk.BOUND:
             self.hp[0], self.hq[0], self.hi[0] = self.hval[0], self.lft[0], 0
@@ -192,13 +205,14 @@ class Search:
         max_states = budget.limit if budget is not None else -1
         while True:
             status = yk.search(
-                self.mode, *self.rules_args, self.fin, self.prune, self.limit, self.cut_on,
-                *self.cut, self.settle_budget, max_states, SLICE_STATES, stop_margin,
-                self.cols, self.dist, self.pred, self.moves, self.ipart, self.irr,
-                self.settled, self.hval, self.lft, self.tk, self.tv, self.hp, self.hq,
-                self.hi, self.bhead, self.cnt, self.best, self.e_src, self.e_dst, self.e_acc, self.a_src,
-                self.a_acc, self.a_len, self.t1, self.t2, self.t3, self.answers, self.req,
-                self.sk, self.sv, self.p_off, self.p_len, self.pd, self.pk, self.itk, self.itv)
+                self.mode, *self.rules_args, self.fin, self.steps, self.prune, self.limit,
+                self.cut_on, *self.cut, self.settle_budget, max_states, SLICE_STATES,
+                stop_margin, self.weight, self.cols, self.dist, self.pred, self.moves,
+                self.ipart, self.irr, self.settled, self.hval, self.lft, self.tk, self.tv,
+                self.hp, self.hq, self.hi, self.bhead, self.cnt, self.best, self.e_src,
+                self.e_dst, self.e_acc, self.a_src, self.a_acc, self.a_len, self.t1,
+                self.t2, self.t3, self.answers, self.req, self.sk, self.sv, self.p_off,
+                self.p_len, self.pd, self.pk, self.itk, self.itv)
             if status == yk.DONE:
                 break
             if status == yk.GROW:
@@ -252,9 +266,9 @@ class Search:
         """Double whatever is too small for one more expansion."""
         n = self.n
         if n + 9 > len(self.dist):
-            self._grow_states(2 * len(self.dist))
+            self._grow_states(GROWTH * len(self.dist))
         if 2 * (n + 9) > len(self.tk):
-            size = 2 * len(self.tk)
+            size = GROWTH * len(self.tk)
             nk, nv = np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int64)
             yk.rehash(self.tk, self.tv, nk, nv)
             self.tk, self.tv = nk, nv
@@ -283,16 +297,24 @@ class Search:
                or c[yk.C_POOL] + 9 * (c[yk.C_MAXLEN] + 1) > len(self.pd)):
             self._grow_forms()
 
-    def _grow_forms(self) -> None:
-        """Double the interned parts' arrays (and rebuild their hash table)."""
-        self.p_off, self.p_len = _double(self.p_off), _double(self.p_len)
-        self.pd, self.pk = _double(self.pd), _double(self.pk)
-        size = 2 * len(self.itv)
-        self.itk, self.itv = np.zeros(size, dtype=np.uint64), np.full(size, -1, dtype=np.int64)
-        yk.rehash_parts(self.p_off, self.p_len, self.pd, self.pk, int(self.cnt[yk.C_PARTS]),
-                        self.itk, self.itv)
+    def _grow_forms(self, extra: int = 9) -> None:
+        """Grow whichever of the interned parts' arrays lacks room for `extra` more parts
+        (the hash table rebuilt)."""
+        c = self.cnt
+        if c[yk.C_PARTS] + extra > len(self.p_off):
+            self.p_off, self.p_len = _double(self.p_off), _double(self.p_len)
+        if c[yk.C_POOL] + extra * (c[yk.C_MAXLEN] + 1) > len(self.pd):
+            self.pd, self.pk = _double(self.pd), _double(self.pk)
+        if 2 * (c[yk.C_PARTS] + extra) > len(self.itv):
+            size = GROWTH * len(self.itv)
+            self.itk = np.zeros(size, dtype=np.uint64)
+            self.itv = np.full(size, -1, dtype=np.int64)
+            yk.rehash_parts(self.p_off, self.p_len, self.pd, self.pk, int(c[yk.C_PARTS]),
+                            self.itk, self.itv)
 
     def _grow_states(self, cap: int) -> None:
+        if cap >= 2**31:
+            raise MemoryError("yellow: more than 2^31 states")
         extra = cap - len(self.dist)
         self.cols = np.concatenate((self.cols, np.zeros((7, extra), dtype=np.int32)), axis=1)
         self.dist = np.concatenate((self.dist, np.full(extra, np.inf)))
@@ -304,7 +326,7 @@ class Search:
 
 
 def _double(a: np.ndarray, size: int | None = None) -> np.ndarray:
-    """`a` copied into zeros of twice (or `size`) its length."""
-    out = np.zeros(size or 2 * len(a), dtype=a.dtype)
+    """`a` copied into zeros of GROWTH times (or `size`) its length."""
+    out = np.zeros(size or GROWTH * len(a), dtype=a.dtype)
     out[: len(a)] = a
     return out
