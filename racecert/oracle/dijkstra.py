@@ -9,9 +9,9 @@ Two selections:
 - ``exact`` (default): distances are ordered exactly. Every float distance is
   the float sum along one path, so its error is certified (`float_error`);
   float keys decide only when they are further apart than that bound, and
-  anything closer is settled by exact comparison of the lengths built with
-  the caller's arithmetic (`RadicalSum` in racecert). The result certifies
-  that no shorter arriving trajectory exists.
+  anything closer is settled exactly (interned forms, else `RadicalSum`). The
+  result certifies that no shorter arriving trajectory exists; its length is
+  built with the caller's arithmetic.
 - ``editor``: float distances, two lengths within 1e-6 count as tied, as the
   editor does (docs/formal-limits.md, limit 2). The chosen trajectory's length is then rebuilt
   exactly with the caller's arithmetic.
@@ -21,36 +21,39 @@ the lexicographically smallest sequence of accelerations, each acceleration
 ranked by its index in `racecert.model.rules.ACCELERATIONS` (ay, then ax, from
 -1 to 1).
 
-Batches instead of a heap: every move is at least 1 long, so once D is the
-smallest open tentative distance, every open state with tentative <= D + 1 is
-final (a detour through another open state costs >= D + 1). Each round settles
-that whole window and expands it with one vectorised `VectorRaceRules.expand`
-call; the number of rounds is about the yellow length.
+One compiled search (`racecert.oracle.yellow_kernel`, driven by `yellow_search.Search`):
+Dijkstra over dense state ids with a bucket queue. Every move is at least 1 long, so the
+states whose distance lies in [k, k + 1) cannot improve one another and are settled in
+any order (each bucket split at the certified error margin so that floats within the
+error bound never decide it); moves are expanded one state at a time by the same
+compiled rules as the BFS (`model.expand_kernel`); the state table is an open-addressing
+hash of the phase-aware keys. Exact lengths are kept per state as a pair (integer part,
+id of the interned irrational part), interned by the kernel itself; only two lengths
+with different irrational parts that floats cannot order go to Python (`RadicalSum`),
+as do the square-free decompositions of move lengths (a few hundred per track). The
+kernel returns between slices of states settled (progress, Ctrl-C, time limits) and
+stops at the state budget.
 
 Pruning by a certified bound (`prune=True`, the default; the result is the
-same, fewer states are settled): `finish_distance` is a lower bound on the
-length still needed from a position (straight-line distance to F, + 1/2). A
-first, cheap best-first search on dist + finish_distance finds some arriving
-trajectory; its float length plus its error bound is an upper bound U on the
-minimum. The exact search then drops every move whose end cannot arrive within
-U. On the open 200x200 benchmark this settles ~2,000 states instead of 13
-million. Where finish_distance is weak (winding tracks) the first search gives
-up after `BOUND_BUDGET_PER_CELL` settled states per drivable cell. Where it is
-exact (a straight corridor) every straight trajectory landing just past F ties
-with yellow: the exact search then leaves unexpanded the states that can only
-lose the tie-break on moves (`racecert.oracle.yellow_bound`), so a 5000 x 5
-corridor settles about as many states as its layered BFS instead of millions.
+same, fewer states are settled): the estimate of a state is the larger of
+`finish_distance` (straight-line distance to F, + 1/2) and the king steps to just past
+F through drivable cells (`yellow_kernel.cell_steps`), both lower bounds on the length
+still needed. A first best-first search on dist + estimate finds some arriving
+trajectory; its float length plus its error bound is an upper bound U on the minimum.
+The exact search then drops every move whose end cannot arrive within U. On the open
+200x200 benchmark this settles ~200 states instead of 13 million. The first search
+is an A* within an eighth of `BOUND_BUDGET_PER_CELL` settled states per drivable cell
+and, where that finds nothing (winding tracks), a weighted A* within the whole budget
+(`yellow_bound.STAGES`). Where finish_distance is exact (a straight corridor) every
+straight trajectory landing just past F ties with yellow: the exact search then leaves
+unexpanded the states that can only lose the tie-break on moves
+(`racecert.oracle.yellow_bound`), so a 5000 x 5 corridor settles about as many states as
+its layered BFS instead of millions.
 
-Data layout: per-state numpy arrays indexed by a dense id; the key -> id map
-is a few sorted runs searched with `np.searchsorted` (`_IdMap`), so a round
-costs a handful of vectorised passes and no Python loop per state; only
-targets whose candidates floats cannot order go through the exact arithmetic.
-
-Exact arithmetic: the exact selection keeps every path length as a
-`racecert.model.radicals.RadicalForms` pair (integer part, interned irrational
-part), which settles equalities and ties within one irrational part; the rest
-goes through the caller's `length_of(vx, vy)` and `zero`, values of any type
-satisfying `OrderedAdditive` (racecert passes `RadicalSum`).
+Selection (`_select`): the kept moves that are tight (d(u) + |e| = d(v), exactly by the
+forms, or within 1e-6 in the editor selection) between settled states, the fewest moves
+over them, and the greedy walk by acceleration index; only the few arrivals within the
+error bound of the best are compared exactly.
 
 >>> from racecert.model.parse import load_track  # doctest: +SKIP
 >>> from racecert.model.radicals import RadicalSum  # doctest: +SKIP
@@ -126,8 +129,8 @@ class YellowResult(Generic[L]):
     arithmetic), `length_float` its float value as Dijkstra computed it.
     `certified` is True in ``exact`` selection: no arriving trajectory is
     shorter. `states_settled` counts states whose distance became final and
-    `rounds` the batches that settled them (about the yellow length: each
-    batch is a window of width 1).
+    `rounds` the unit distance windows they span (1 + floor of the largest
+    settled distance: about the yellow length).
     """
 
     selection: Selection
@@ -184,21 +187,23 @@ def shortest_trajectory(
 
     `length_of(vx, vy)` is the exact length of one move and `zero` the empty
     length, in an `OrderedAdditive` type (racecert passes `RadicalSum`).
-    `progress(rounds, settled)` is called after each round. `prune=False`
+    `progress(rounds, settled)` is called between slices of the compiled search
+    (`yellow_search.SLICE_STATES` states settled) and at its end. `prune=False`
     switches the bound below off (the same result, more states settled).
-    `rules`: the rule profile (default: `VectorRaceRules(track)`). `budget` bounds
-    the states stored by each of the two searches (`StateLimitReached`).
+    `rules`: the grid rules (default: `VectorRaceRules(track)`; the search runs their
+    compiled expansion, `VectorRaceRules.kernel_args`). `budget` bounds the states stored
+    by each of the two searches (`StateLimitReached`, raised as soon as it is crossed).
 
     Pruning (sound, the result is unchanged): a first best-first search finds
     some arriving trajectory, whose float length plus its error bound is a
     certified upper bound U >= the minimum. The exact search then drops every
     move whose prefix length (float, minus its error bound) plus the
-    `finish_distance` of its end exceeds U (plus a margin): no trajectory through
+    estimate of its end (module docstring) exceeds U (plus a margin): no trajectory through
     it is within U, so none is optimal or tied. In `editor` selection the margin
     also covers the 1e-6 tolerance of every move (a trajectory has at most U moves).
     In exact selection the bounding trajectory's exact length and moves also let the
     search leave unexpanded the settled states that can only lose the tie-break
-    (`racecert.oracle.yellow_bound.MovesCut`).
+    (`racecert.oracle.yellow_bound.cut_of`).
     """
     if selection not in ("editor", "exact"):
         raise ValueError(f"selection must be 'editor' or 'exact', not {selection!r}")

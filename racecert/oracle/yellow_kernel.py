@@ -42,8 +42,9 @@ DONE, SLICE, NEED, GROW, OVER = 0, 1, 2, 3, 4
 # windows; interned irrational parts, their pool's size, the longest part, transitions
 # windows; interned irrational parts, their pool's size, the longest part, transitions;
 # the bucket being settled, the bucket index that needs room
+# decompositions handed in (`sqf_in`)
 (C_N, C_HEAP, C_SETTLED, C_EDGES, C_ARR, C_REQ, C_ANS, C_BMOVES, C_BSRC, C_WIN, C_PARTS, C_POOL,
- C_MAXLEN, C_TRANS, C_CUR, C_BNEED) = range(16)
+ C_MAXLEN, C_TRANS, C_CUR, C_BNEED, C_SQFIN) = range(17)
 # fin: the finish line as integers: 2k + 1, 2lo - 1, 2hi + 1, axis (0: x), k, sign
 F_K2, F_LO2, F_HI2, F_AXIS, F_K, F_SIGN = range(6)
 EDITOR_TOLERANCE = 1e-6
@@ -341,6 +342,14 @@ def sqf_put(sk, sv, n, k, d):
 
 
 @njit(cache=True, nogil=True)
+def _intake(sqf_in, cnt, sk, sv):
+    """Record the square-free decompositions the caller handed in (rows n, k, d)."""
+    for r in range(cnt[C_SQFIN]):
+        sqf_put(sk, sv, sqf_in[r, 0], sqf_in[r, 1], sqf_in[r, 2])
+    cnt[C_SQFIN] = 0
+
+
+@njit(cache=True, nogil=True)
 def intern(bd, bk, m, p_off, p_len, pd, pk, itk, itv, cnt):
     """The id of the irrational part with terms (bd[:m], bk[:m]) (sorted by d, every
     coefficient positive: `RadicalForms`'s canonical form), a new one if unknown.
@@ -423,12 +432,15 @@ def plus_root(i, k, d, bd, bk, p_off, p_len, pd, pk, itk, itv, cnt):
 
 
 @njit(cache=True, nogil=True)
-def extend_many(ip, ir, vx, vy, out_ip, out_ir, t1, t2, t3, sk, sv, p_off, p_len, pd, pk,
-                itk, itv, cnt):
+def extend_many(ip, ir, vx, vy, out_ip, out_ir, t1, t2, t3, sk, sv, sqf_in, p_off, p_len, pd,
+                pk, itk, itv, cnt):
     """Exact lengths (integer part, irrational id) of (ip, ir) plus one move (vx, vy) each,
     into (out_ip, out_ir); -1 when done, else an n = vx² + vy² whose square-free
     decomposition the caller must add first (then call again). The caller keeps room for
     len(ip) new parts."""
+    _intake(sqf_in, cnt, sk, sv)
+    if cnt[C_PARTS] == 0:  # part 0: no irrational part
+        intern(pd, pk, 0, p_off, p_len, pd, pk, itk, itv, cnt)
     bd = np.empty(cnt[C_MAXLEN] + 1, dtype=np.int64)
     bk = np.empty(cnt[C_MAXLEN] + 1, dtype=np.int64)
     for r in range(len(ip)):
@@ -463,7 +475,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
            tk, tv, hp, hq, hi, bhead, cnt, best,  # state table, queue, counters
            e_src, e_dst, e_acc, a_src, a_acc, a_len,  # edges and arrivals kept
            t1, t2, t3, answers, req,  # exact forms: transitions, answers, requests
-           sk, sv, p_off, p_len, pd, pk, itk, itv):  # square-free table, interned parts
+           sk, sv, sqf_in, p_off, p_len, pd, pk, itk, itv):  # square-free, interned parts
     """Run the search until it ends (`DONE`) or must return (module docstring)."""
     exact = mode == EXACT
     bnd = mode == BOUND
@@ -480,6 +492,24 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
     bd = np.empty(len(pd), dtype=np.int64)
     bk = np.empty(len(pd), dtype=np.int64)
     done_here = 0
+    if exact:
+        _intake(sqf_in, cnt, sk, sv)
+        if cnt[C_PARTS] == 0:  # part 0: no irrational part
+            intern(bd, bk, 0, p_off, p_len, pd, pk, itk, itv, cnt)
+    if cnt[C_N] == 0:  # open the initial state, stored in column 0 by the caller
+        table_put(tk, tv, _key(w, h, cols[0, 0], cols[1, 0], np.int64(cols[2, 0]),
+                               np.int64(cols[3, 0]), cols[4, 0], cols[5, 0], cols[6, 0]), 0)
+        dist[0], pred[0], moves[0], settled[0] = 0.0, -1, 0, 0
+        cnt[C_N] = 1
+        hi[0] = 0
+        if bnd:
+            hval[0] = weight * estimate_one(fin, steps, w, cols[0, 0], cols[1, 0])
+            lft[0] = moves_left_one(fin, cols[0, 0], cols[1, 0], cols[2, 0], cols[3, 0])
+            hp[0], hq[0] = hval[0], lft[0]
+        else:
+            hq[0] = bhead[sub_bucket(0.0)]
+            bhead[sub_bucket(0.0)] = 0
+        cnt[C_HEAP] = 1
     while True:
         n = cnt[C_N]
         if (n + 9 > len(dist) or 2 * (n + 9) > len(tk) or cnt[C_HEAP] + 9 > len(hi)

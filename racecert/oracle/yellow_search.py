@@ -75,7 +75,7 @@ class Search:
         self.hp = np.zeros(c)
         self.hq = np.zeros(c, dtype=np.int64)
         self.hi = np.zeros(c, dtype=np.int64)
-        self.cnt = np.zeros(16, dtype=np.int64)
+        self.cnt = np.zeros(17, dtype=np.int64)
         self.bhead = np.full(_START, -1, dtype=np.int64)
         self.cnt[yk.C_BSRC] = -1
         self.best = np.array([np.inf, 0.0])
@@ -92,18 +92,16 @@ class Search:
         self.t1 = np.full(f, -1, dtype=np.int64)
         self.t2 = np.zeros(f, dtype=np.int64)
         self.t3 = np.zeros(f, dtype=np.int64)
-        self.sk = np.full(f, -1, dtype=np.int64)
-        self.sv = np.zeros((f, 2), dtype=np.int64)
+        self.sk = np.full(4 * f, -1, dtype=np.int64)
+        self.sv = np.zeros((4 * f, 2), dtype=np.int64)
         self.p_off = np.zeros(f, dtype=np.int64)
         self.p_len = np.zeros(f, dtype=np.int64)
         self.pd = np.zeros(4 * f, dtype=np.int64)
         self.pk = np.zeros(4 * f, dtype=np.int64)
         self.itk = np.zeros(2 * f, dtype=np.uint64)
         self.itv = np.full(2 * f, -1, dtype=np.int64)
-        self.n_sqf = 0
-        if mode == yk.EXACT:  # part 0: no irrational part
-            yk.intern(self.pd, self.pk, 0, self.p_off, self.p_len, self.pd, self.pk, self.itk,
-                      self.itv, self.cnt)
+        self.sqf: dict[int, tuple[int, int]] = {}  # n -> (k, d), all handed in
+        self.sqf_in = np.zeros((64, 3), dtype=np.int64)
 
     # -- the results ----------------------------------------------------------------------
 
@@ -158,8 +156,8 @@ class Search:
                 np.ascontiguousarray(vx, dtype=np.int64), np.ascontiguousarray(vy, dtype=np.int64),
                 out_ip, out_ir)
         while (n := yk.extend_many(*args, self.t1, self.t2, self.t3, self.sk, self.sv,
-                                   self.p_off, self.p_len, self.pd, self.pk, self.itk, self.itv,
-                                   self.cnt)) >= 0:
+                                   self.sqf_in, self.p_off, self.p_len, self.pd, self.pk,
+                                   self.itk, self.itv, self.cnt)) >= 0:
             self._decompose(int(n))
         return out_ip, out_ir
 
@@ -180,22 +178,8 @@ class Search:
     # -- running --------------------------------------------------------------------------
 
     def start(self, s: CarState) -> None:
-        """Store the initial state at distance 0 and open it."""
-        row = (s.x, s.y, s.vx, s.vy, s.layer, s.progress, s.phase)
-        self.cols[:, 0] = row
-        key = yk._key(self.rules_args[2], self.rules_args[3], *row)
-        yk.table_put(self.tk, self.tv, key, 0)
-        self.dist[0] = 0.0
-        self.cnt[yk.C_N] = 1
-        if self.mode == yk.BOUND:
-            self.hval[0] = self.weight * yk.estimate_one(self.fin, self.steps, self.width, s.x,
-                                                         s.y)
-            self.lft[0] = yk.moves_left_one(self.fin, s.x, s.y, s.vx, s.vy)
-        if self.mode == yk.BOUND:
-            self.hp[0], self.hq[0], self.hi[0] = self.hval[0], self.lft[0], 0
-        else:
-            self.hi[0], self.hq[0], self.bhead[yk.sub_bucket(0.0)] = 0, -1, 0
-        self.cnt[yk.C_HEAP] = 1
+        """Store the initial state; the kernel opens it at distance 0 on its first call."""
+        self.cols[:, 0] = (s.x, s.y, s.vx, s.vy, s.layer, s.progress, s.phase)
 
     def run(self, budget: StateBudget | None, what: str,
             progress: Callable[[int, int], None] | None = None,
@@ -211,7 +195,8 @@ class Search:
                 self.ipart, self.irr, self.settled, self.hval, self.lft, self.tk, self.tv,
                 self.hp, self.hq, self.hi, self.bhead, self.cnt, self.best, self.e_src,
                 self.e_dst, self.e_acc, self.a_src, self.a_acc, self.a_len, self.t1,
-                self.t2, self.t3, self.answers, self.req, self.sk, self.sv, self.p_off,
+                self.t2, self.t3, self.answers, self.req, self.sk, self.sv, self.sqf_in,
+                self.p_off,
                 self.p_len, self.pd, self.pk, self.itk, self.itv)
             if status == yk.DONE:
                 break
@@ -235,18 +220,22 @@ class Search:
         return RadicalSum.from_terms(terms + [(1, ipart)])
 
     def _decompose(self, n: int) -> None:
-        """Add n = k²·d to the square-free table (`radicals.squarefree_decomposition`)."""
-        if yk.sqf_find(self.sk, self.sv, n) >= 0:
+        """Hand n = k²·d to the kernel's square-free table (`radicals.squarefree_decomposition`;
+        the kernel records it on its next call)."""
+        if n in self.sqf:
             return
-        if 2 * (self.n_sqf + 1) > len(self.sk):
-            old_k, old_v = self.sk, self.sv
-            self.sk = np.full(2 * len(old_k), -1, dtype=np.int64)
-            self.sv = np.zeros((2 * len(old_k), 2), dtype=np.int64)
-            for slot in np.flatnonzero(old_k >= 0).tolist():
-                yk.sqf_put(self.sk, self.sv, old_k[slot], *old_v[slot])
-        root, free = squarefree_decomposition(n)
-        yk.sqf_put(self.sk, self.sv, n, root, free)
-        self.n_sqf += 1
+        self.sqf[n] = squarefree_decomposition(n)
+        rows = [(n, *self.sqf[n])]
+        if 2 * len(self.sqf) > len(self.sk):  # a new, larger table: hand everything in again
+            self.sk = np.full(2 * len(self.sk), -1, dtype=np.int64)
+            self.sv = np.zeros((len(self.sk), 2), dtype=np.int64)
+            rows = [(m, *kd) for m, kd in self.sqf.items()]
+            self.cnt[yk.C_SQFIN] = 0
+        r = int(self.cnt[yk.C_SQFIN])
+        if r + len(rows) > len(self.sqf_in):
+            self.sqf_in = _double(self.sqf_in, 2 * (r + len(rows)))
+        self.sqf_in[r: r + len(rows)] = rows
+        self.cnt[yk.C_SQFIN] = r + len(rows)
 
     def _answer(self) -> None:
         """New irrational ids and exact comparisons the kernel asked for."""
