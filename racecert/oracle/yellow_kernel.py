@@ -1,24 +1,30 @@
-"""The compiled search behind yellow (`racecert.oracle.dijkstra`): one heap-based search
-over dense state ids, numba.
+"""The compiled search behind yellow (`racecert.oracle.dijkstra`): one search over dense
+state ids, numba.
 
 One kernel, `search`, runs both of yellow's searches on per-state arrays owned by the
 caller (`racecert.oracle.yellow_search.Search`):
 
-- ``BOUND`` (the bounding search of `yellow_bound.upper_bound`): a best-first search on
-  d + `finish_distance`, ties by fewer moves plus `moves_left`; floats only.
-- ``EXACT`` / ``EDITOR`` (yellow itself): Dijkstra on the float distance d. Every move is
-  at least 1 long, so a state popped with the least float d has its final distance even
-  when floats are off by the certified error (< 1/2): a path through any other open
-  state is at least d + 1 - 2·error long. ``EXACT`` keeps each state's exact length as a
-  `RadicalForms` pair (integer part, interned irrational id) and orders two candidates
-  by floats only where they are further apart than the error bound; closer ones are
-  settled by the pair (same irrational id: the integer parts) or, for different ids, by
-  an exact comparison answered by the caller. Exact ties go to fewer moves.
+- ``BOUND`` (the bounding search of `yellow_bound.upper_bound`): a binary heap on
+  d + weight · estimate (`estimate_one`), ties by fewer moves plus `moves_left`; floats
+  only.
+- ``EXACT`` / ``EDITOR`` (yellow itself): Dijkstra on the float distance d with a bucket
+  queue. Every move is at least 1 long and float addition is monotone, so a move from a
+  state of bucket k (d in [k, k + 1)) lands in a later bucket, and the states of one
+  bucket are settled in any order. Exactly, floats are off by at most the certified
+  error e (`float_error_one`, far below 1/2): a move u -> v that is exactly no longer
+  than v's best has d(u) <= d(v) - 1 + 2e. So each bucket is split (`sub_bucket`): its
+  late part, the last `late_margin` >= 2e of it, is settled after the rest; then such a
+  u lies in an earlier bucket, or in the early part of v's, and is settled before v.
+  ``EXACT`` keeps each state's exact length as a `RadicalForms`-style pair (integer part,
+  interned irrational id: `intern`, `plus_root`) and orders two candidates by floats
+  only where they are further apart than the error bound; closer ones are settled by the
+  pair (same irrational id: the integer parts) or, for different ids, by an exact
+  comparison answered by the caller. Exact ties go to fewer moves.
 
-The kernel never calls Python. What it cannot do alone it asks for and returns: a new
-irrational id for (id, n) (`NEED`, rows of `req` with kind 0: the caller interns
-irrational part id + sqrt(n) and stores it with `trans_put`), an exact comparison (kind
-1: the caller appends the answer to `answers`), room in the arrays (`GROW`). A state's
+The kernel never calls Python. What it cannot do alone it asks for and returns: the
+square-free decomposition of a move's n = vx² + vy² (`NEED`, rows of `req` with kind 0:
+the caller hands it in through `sqf_in`), an exact comparison (kind 1: the caller
+appends the answer to `answers`), room in the arrays (`GROW`). A state's
 expansion is first computed without side effects and applied only once nothing is
 missing, so the caller simply calls again. It also returns after `slice_limit` settled
 states (`SLICE`), so that Ctrl-C, time limits (handlers run between calls, never in
@@ -37,12 +43,10 @@ from racecert.model.expand_kernel import expand_moves
 
 EXACT, EDITOR, BOUND = 0, 1, 2
 DONE, SLICE, NEED, GROW, OVER = 0, 1, 2, 3, 4
-# cnt indices: states stored, heap entries, states settled, edges, arrivals, requests,
-# answers, best arrival's moves (bound), best arrival's source (bound), windows
-# windows; interned irrational parts, their pool's size, the longest part, transitions
-# windows; interned irrational parts, their pool's size, the longest part, transitions;
-# the bucket being settled, the bucket index that needs room
-# decompositions handed in (`sqf_in`)
+# cnt indices: states stored, queue entries, states settled, edges, arrivals, requests,
+# answers, best arrival's moves (bound), best arrival's source (bound), windows; interned
+# irrational parts, their pool's size, the longest part, transitions; the bucket being
+# settled, the bucket index that needs room; decompositions handed in (`sqf_in`)
 (C_N, C_HEAP, C_SETTLED, C_EDGES, C_ARR, C_REQ, C_ANS, C_BMOVES, C_BSRC, C_WIN, C_PARTS, C_POOL,
  C_MAXLEN, C_TRANS, C_CUR, C_BNEED, C_SQFIN) = range(17)
 # fin: the finish line as integers: 2k + 1, 2lo - 1, 2hi + 1, axis (0: x), k, sign
@@ -464,6 +468,22 @@ def extend_many(ip, ir, vx, vy, out_ip, out_ir, t1, t2, t3, sk, sv, sqf_in, p_of
                 cnt[C_TRANS] += 1
         out_ip[r], out_ir[r] = ip[r], j
     return np.int64(-1)
+
+
+@njit(cache=True, nogil=True)
+def near_edges(e_src, e_dst, k, dist, settled, cols, exact, keep):
+    """Which of the first k kept moves end at a settled state within the selection's
+    tolerance of its distance: |d(u) + |v'| - d(v)| <= 2·float_error(d(v) + 1) (exact;
+    every exactly tight move is among them) or <= 1e-6 (editor), as `dijkstra._select`
+    computes it."""
+    for r in range(k):
+        s, t = e_src[r], e_dst[r]
+        if not settled[t]:
+            keep[r] = False
+            continue
+        vx, vy = np.int64(cols[2, t]), np.int64(cols[3, t])
+        gap = abs(dist[s] + np.sqrt(np.float64(vx * vx + vy * vy)) - dist[t])
+        keep[r] = gap <= (2 * float_error_one(dist[t] + 1.0) if exact else EDITOR_TOLERANCE)
 
 
 @njit(cache=True, nogil=True)

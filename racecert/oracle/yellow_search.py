@@ -121,12 +121,15 @@ class Search:
         return int(self.cnt[yk.C_WIN])
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The kept moves (src, dst, acceleration index) as int64: every move that was within
-        the tolerance of its target's distance when it was relaxed (the tight ones among
-        them)."""
+        """The kept moves (src, dst, acceleration index, as int64) that the selection can
+        find tight (`yellow_kernel.near_edges`): the kernel kept every move within the
+        tolerance of its target's distance when it was relaxed."""
         k = int(self.cnt[yk.C_EDGES])
-        return (self.e_src[:k].astype(np.int64), self.e_dst[:k].astype(np.int64),
-                self.e_acc[:k].astype(np.int64))
+        keep = np.empty(k, dtype=np.bool_)
+        yk.near_edges(self.e_src, self.e_dst, k, self.dist, self.settled, self.cols,
+                      self.mode == yk.EXACT, keep)
+        return (self.e_src[:k][keep].astype(np.int64), self.e_dst[:k][keep].astype(np.int64),
+                self.e_acc[:k][keep].astype(np.int64))
 
     def arrivals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         k = int(self.cnt[yk.C_ARR])
