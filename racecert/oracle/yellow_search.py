@@ -20,6 +20,7 @@ from racecert.model.radicals import RadicalSum, squarefree_decomposition
 from racecert.model.rules import CarState
 from racecert.model.track import Track
 from racecert.oracle import yellow_kernel as yk
+from racecert.oracle import yellow_tables as yt
 
 SLICE_STATES = 1 << 15
 """States settled per kernel call: between calls Python runs signal handlers (Ctrl-C, the
@@ -158,7 +159,7 @@ class Search:
         args = (np.ascontiguousarray(ip, dtype=np.int64), np.ascontiguousarray(ir, dtype=np.int64),
                 np.ascontiguousarray(vx, dtype=np.int64), np.ascontiguousarray(vy, dtype=np.int64),
                 out_ip, out_ir)
-        while (n := yk.extend_many(*args, self.t1, self.t2, self.t3, self.sk, self.sv,
+        while (n := yt.extend_many(*args, self.t1, self.t2, self.t3, self.sk, self.sv,
                                    self.sqf_in, self.p_off, self.p_len, self.pd, self.pk,
                                    self.itk, self.itv, self.cnt)) >= 0:
             self._decompose(int(n))
@@ -262,7 +263,7 @@ class Search:
         if 2 * (n + 9) > len(self.tk):
             size = GROWTH * len(self.tk)
             nk, nv = np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int64)
-            yk.rehash(self.tk, self.tv, nk, nv)
+            yt.rehash(self.tk, self.tv, nk, nv)
             self.tk, self.tv = nk, nv
         if self.cnt[yk.C_HEAP] + 9 > len(self.hi):
             self.hp, self.hq, self.hi = (_double(a) for a in (self.hp, self.hq, self.hi))
@@ -283,7 +284,7 @@ class Search:
             size = 2 * len(self.t1)
             n1, n2, n3 = (np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int64),
                           np.zeros(size, dtype=np.int64))
-            yk.trans_rehash(self.t1, self.t2, self.t3, n1, n2, n3)
+            yt.trans_rehash(self.t1, self.t2, self.t3, n1, n2, n3)
             self.t1, self.t2, self.t3 = n1, n2, n3
         while (c[yk.C_PARTS] + 9 > len(self.p_off) or 2 * (c[yk.C_PARTS] + 9) > len(self.itv)
                or c[yk.C_POOL] + 9 * (c[yk.C_MAXLEN] + 1) > len(self.pd)):
@@ -301,7 +302,7 @@ class Search:
             size = GROWTH * len(self.itv)
             self.itk = np.zeros(size, dtype=np.uint64)
             self.itv = np.full(size, -1, dtype=np.int64)
-            yk.rehash_parts(self.p_off, self.p_len, self.pd, self.pk, int(c[yk.C_PARTS]),
+            yt.rehash_parts(self.p_off, self.p_len, self.pd, self.pk, int(c[yk.C_PARTS]),
                             self.itk, self.itv)
 
     def _grow_states(self, cap: int) -> None:

@@ -29,6 +29,7 @@ from racecert.model.parse import load_track
 from racecert.model.radicals import RadicalSum
 from racecert.model.rules import VectorRaceRules
 from racecert.oracle import yellow_kernel as yk
+from racecert.oracle import yellow_tables as yt
 from racecert.oracle.dijkstra import shortest_trajectory
 from racecert.oracle.yellow_search import Search
 from tests.strategies import small_tracks
@@ -69,16 +70,16 @@ def test_the_state_table_matches_a_dict(keys: list[int]) -> None:
     tk, tv = np.full(4, -1, dtype=np.int64), np.zeros(4, dtype=np.int64)
     ref: dict[int, int] = {}
     for k in keys:
-        assert yk.table_find(tk, tv, k) == ref.get(k, -1)
+        assert yt.table_find(tk, tv, k) == ref.get(k, -1)
         if k not in ref:
             ref[k] = len(ref)
             if 2 * len(ref) > len(tk):
                 nk, nv = np.full(2 * len(tk), -1, dtype=np.int64), np.zeros(2 * len(tk),
                                                                             dtype=np.int64)
-                yk.rehash(tk, tv, nk, nv)
+                yt.rehash(tk, tv, nk, nv)
                 tk, tv = nk, nv
-            yk.table_put(tk, tv, k, ref[k])
-    assert [yk.table_find(tk, tv, k) for k in ref] == list(ref.values())
+            yt.table_put(tk, tv, k, ref[k])
+    assert [yt.table_find(tk, tv, k) for k in ref] == list(ref.values())
 
 
 @given(st.lists(st.lists(st.tuples(st.integers(-12, 12), st.integers(-12, 12)), max_size=12),
