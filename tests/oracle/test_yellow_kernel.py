@@ -163,3 +163,21 @@ def test_ctrl_c_stops_the_yellow_kernel(tmp_path: Path) -> None:
     assert "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == "interrupted"
     assert stdout == ""
+
+
+def test_exact_comparisons_are_answered_by_radical_arithmetic() -> None:
+    """The rare request (two lengths of different irrational parts that floats cannot
+    order) is answered exactly, and the kernel finds the answer again by its four ids."""
+    t = load_track("tracks/tiny_straight.toml")
+    s = Search(VectorRaceRules(t).kernel_args(), t, yk.EXACT)
+    a = s.length_of_moves([(1, 1), (2, 1)])  # sqrt(2) + sqrt(5)
+    b = s.length_of_moves([(1, 2), (3, 0)])  # sqrt(5) + 3
+    assert a[1] != b[1]
+    s.req[0], s.req[1] = (1, *a, *b), (1, *b, *a)
+    s.cnt[yk.C_REQ] = 2
+    s._answer()
+    less = s.value(*a) < s.value(*b)
+    assert s.cnt[yk.C_REQ] == 0 and s.cnt[yk.C_ANS] == 2
+    assert yk._answer(s.answers, 2, *a, *b) == int(less)
+    assert yk._answer(s.answers, 2, *b, *a) == int(not less)
+    assert yk._answer(s.answers, 2, *a, *a) == -1
