@@ -25,7 +25,7 @@ def yellow_progress_bar() -> tuple[Progress, Callable[[int, int], None]]:
 
     def update(rounds: int, settled: int) -> None:
         bar.set_postfix(settled=settled, refresh=False)
-        bar.update(1)
+        bar.update(rounds - bar.n)  # reported between slices of the compiled search
 
     return bar, update
 

@@ -277,6 +277,14 @@ class VectorRaceRules:
         _, arrivals, n_s, n_a = self._run(batch, 1 if keep_phase else 2, out)
         return n_s, arrivals[0][:n_a], StateArrays(*(c[:n_a] for c in arrivals[1:]))
 
+    def kernel_args(self) -> tuple:
+        """The rules as `expand_kernel.expand_moves` takes them (after the batch, up to
+        `lines`): for compiled searches that expand one state at a time (yellow)."""
+        t = self.track
+        return (_ACC_X, _ACC_Y, t.width, t.height, self._drivable, self._endable, self._ramp,
+                self._clearance, self._plain_sat, self._op_moves, self._op_speed,
+                self._op_perp, self.phase_limit, self._lines)
+
     def _run(self, batch: StateArrays, key_mode: int, keys: np.ndarray | None
              ) -> tuple[list[np.ndarray], list[np.ndarray], int, int]:
         """Call the kernel: (successor columns, arrival columns, how many of each)."""

@@ -1,0 +1,530 @@
+"""The compiled search behind yellow (`racecert.oracle.dijkstra`): one search over dense
+state ids, numba.
+
+One kernel, `search`, runs both of yellow's searches on per-state arrays owned by the
+caller (`racecert.oracle.yellow_search.Search`):
+
+- ``BOUND`` (the bounding search of `yellow_bound.upper_bound`): a binary heap on
+  d + weight · estimate (`estimate_one`), ties by fewer moves plus `moves_left`; floats
+  only.
+- ``EXACT`` / ``EDITOR`` (yellow itself): Dijkstra on the float distance d with a bucket
+  queue. Every move is at least 1 long and float addition is monotone, so a move from a
+  state of bucket k (d in [k, k + 1)) lands in a later bucket, and the states of one
+  bucket are settled in any order. Exactly, floats are off by at most the certified
+  error e (`float_error_one`, far below 1/2): a move u -> v that is exactly no longer
+  than v's best has d(u) <= d(v) - 1 + 2e. So each bucket is split (`sub_bucket`): its
+  late part, the last `late_margin` >= 2e of it, is settled after the rest; then such a
+  u lies in an earlier bucket, or in the early part of v's, and is settled before v.
+  ``EXACT`` keeps each state's exact length as a `RadicalForms`-style pair (integer part,
+  interned irrational id: `intern`, `plus_root`) and orders two candidates by floats
+  only where they are further apart than the error bound; closer ones are settled by the
+  pair (same irrational id: the integer parts) or, for different ids, by an exact
+  comparison answered by the caller. Exact ties go to fewer moves.
+
+The kernel never calls Python. What it cannot do alone it asks for and returns: the
+square-free decomposition of a move's n = vx² + vy² (`NEED`, rows of `req` with kind 0:
+the caller hands it in through `sqf_in`), an exact comparison (kind 1: the caller
+appends the answer to `answers`), room in the arrays (`GROW`). A state's
+expansion is first computed without side effects and applied only once nothing is
+missing, so the caller simply calls again. It also returns after `slice_limit` settled
+states (`SLICE`), so that Ctrl-C, time limits (handlers run between calls, never in
+compiled code) and progress reports keep working, and as soon as the states stored
+exceed `max_states` (`OVER`).
+
+Counters live in `cnt` (indices `C_*`) so that the search resumes where it returned.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from racecert.model.expand_kernel import expand_moves
+from racecert.oracle.yellow_tables import (  # noqa: F401 (the counters, for the caller)
+    C_ANS,
+    C_ARR,
+    C_BMOVES,
+    C_BNEED,
+    C_BSRC,
+    C_CUR,
+    C_EDGES,
+    C_HEAP,
+    C_MAXLEN,
+    C_N,
+    C_PARTS,
+    C_POOL,
+    C_REQ,
+    C_SETTLED,
+    C_SQFIN,
+    C_TRANS,
+    C_WIN,
+    intern,
+    plus_root,
+    sqf_find,
+    table_find,
+    table_put,
+    take_in,
+    trans_find,
+    trans_put,
+)
+
+EXACT, EDITOR, BOUND = 0, 1, 2
+DONE, SLICE, NEED, GROW, OVER = 0, 1, 2, 3, 4
+# fin: the finish line as integers: 2k + 1, 2lo - 1, 2hi + 1, axis (0: x), k, sign
+F_K2, F_LO2, F_HI2, F_AXIS, F_K, F_SIGN = range(6)
+EDITOR_TOLERANCE = 1e-6
+_U = 2.0**-53
+
+
+@njit(cache=True, nogil=True, inline="always")
+def float_error_one(x):
+    """`dijkstra.float_error` for one float (the same expression)."""
+    return 8.0 * _U * (x + 3.0) * x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def gap2_one(fin, x, y):
+    """(2·dx)² + (2·dy)² from the cell centre (x, y) to the finish line (`finish_gap2`)."""
+    if fin[F_AXIS] == 0:
+        c, s = np.int64(x), np.int64(y)
+    else:
+        c, s = np.int64(y), np.int64(x)
+    across = abs(fin[F_K2] - 2 * c)
+    along = max(max(fin[F_LO2] - 2 * s, 2 * s - fin[F_HI2]), 0)
+    return across * across + along * along
+
+
+@njit(cache=True, nogil=True, inline="always")
+def bound_one(fin, x, y):
+    """`finish_distance` of one state: (√gap2 + 1)/2, scaled just below."""
+    d = np.sqrt(np.float64(gap2_one(fin, x, y)))
+    return (0.5 * d + 0.5) * (1.0 - 2.0**-40)
+
+
+@njit(cache=True, nogil=True)
+def cell_steps(passable, fin, out):
+    """Per cell (y·w + x), the least number of king steps (8-neighbours) through passable
+    cells to a cell just past the finish line F (the column or row beyond F, from one
+    before its span to one after); -1 where none leads there.
+
+    A lower bound on the length still needed (`estimate_one`): a move from p to q touches,
+    in every column (dominant x; rows for dominant y) between them, the cell holding the
+    segment at that column's centre, so its touched cells hold a king path of
+    max(|dx|, |dy|) <= |v'| steps, all drivable in some layer; the arriving move's path
+    reaches a cell just past F within F's span widened by one; the steps of a trajectory
+    therefore number at most its length.
+    """
+    h, w = passable.shape
+    axis, k, sign = fin[F_AXIS], fin[F_K], fin[F_SIGN]
+    lo, hi = (fin[F_LO2] + 1) // 2 - 1, (fin[F_HI2] - 1) // 2 + 1
+    beyond = k + 1 if sign > 0 else k
+    out[:] = -1
+    queue = np.empty(h * w, dtype=np.int64)
+    n = 0
+    for s in range(lo, hi + 1):
+        x, y = (beyond, s) if axis == 0 else (s, beyond)
+        if 0 <= x < w and 0 <= y < h and passable[y, x] and out[y * w + x] < 0:
+            out[y * w + x] = 0
+            queue[n] = y * w + x
+            n += 1
+    head = 0
+    while head < n:
+        c = queue[head]
+        head += 1
+        cy, cx = c // w, c % w
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                x, y = cx + dx, cy + dy
+                if 0 <= x < w and 0 <= y < h and passable[y, x] and out[y * w + x] < 0:
+                    out[y * w + x] = out[c] + 1
+                    queue[n] = y * w + x
+                    n += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def estimate_one(fin, steps, w, x, y):
+    """A float lower bound on the length still needed from (x, y): the larger of
+    `bound_one` and the king steps to just past F (`cell_steps`; none: no bound from it),
+    scaled just below."""
+    b = bound_one(fin, x, y)
+    st = steps[np.int64(y) * w + x]
+    if st > 0:
+        b = max(b, st * (1.0 - 2.0**-40))
+    return b
+
+
+@njit(cache=True, nogil=True, inline="always")
+def moves_left_one(fin, x, y, vx, vy):
+    """`moves_to_cross` of one state: the least n >= 1 with n(n+1)/2 + n·v >= D."""
+    if fin[F_AXIS] == 0:
+        p, v = np.int64(x), np.int64(vx)
+    else:
+        p, v = np.int64(y), np.int64(vy)
+    if fin[F_SIGN] > 0:
+        d = fin[F_K] + 1 - p
+    else:
+        d = p - fin[F_K]
+        v = -v
+    b = 2 * v + 1
+    if 1 + b >= 2 * d:
+        return np.int64(1)
+    disc = np.float64(b * b + 8 * d)
+    root = (-b + np.sqrt(max(disc, 0.0))) / 2
+    n = max(np.int64(np.floor(root)) - 2, np.int64(1))
+    while n * n + b * n < 2 * d:
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def gap2_many(fin, x, y, out):
+    """`gap2_one` over arrays."""
+    for i in range(len(x)):
+        out[i] = gap2_one(fin, x[i], y[i])
+
+
+@njit(cache=True, nogil=True)
+def moves_left_many(fin, x, y, vx, vy, out):
+    """`moves_left_one` over arrays."""
+    for i in range(len(x)):
+        out[i] = moves_left_one(fin, x[i], y[i], vx[i], vy[i])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _less(hp, hq, hi, a, b):
+    return hp[a] < hp[b] or (hp[a] == hp[b] and (hq[a] < hq[b] or (
+        hq[a] == hq[b] and hi[a] < hi[b])))
+
+
+@njit(cache=True, nogil=True)
+def _push(hp, hq, hi, n, p, q, i):
+    """Push (p, q, i) on the binary min-heap of n entries (the caller adds 1 to n)."""
+    hp[n], hq[n], hi[n] = p, q, i
+    j = n
+    while j > 0:
+        parent = (j - 1) >> 1
+        if not _less(hp, hq, hi, j, parent):
+            break
+        hp[j], hp[parent] = hp[parent], hp[j]
+        hq[j], hq[parent] = hq[parent], hq[j]
+        hi[j], hi[parent] = hi[parent], hi[j]
+        j = parent
+
+
+@njit(cache=True, nogil=True)
+def _pop(hp, hq, hi, n):
+    """Remove the top of the heap of n entries (the caller subtracts 1 from n)."""
+    n -= 1
+    hp[0], hq[0], hi[0] = hp[n], hq[n], hi[n]
+    j = 0
+    while True:
+        a = 2 * j + 1
+        if a >= n:
+            break
+        if a + 1 < n and _less(hp, hq, hi, a + 1, a):
+            a += 1
+        if not _less(hp, hq, hi, a, j):
+            break
+        hp[j], hp[a] = hp[a], hp[j]
+        hq[j], hq[a] = hq[a], hq[j]
+        hi[j], hi[a] = hi[a], hi[j]
+        j = a
+
+
+@njit(cache=True, nogil=True, inline="always")
+def late_margin(k):
+    """Width of the late part of bucket k (module docstring: the bucket queue)."""
+    return 4.0 * float_error_one(k + 2.0)
+
+
+@njit(cache=True, nogil=True)
+def sub_bucket(d):
+    """The bucket of distance d: 2k for d in [k, k + 1 - late_margin(k)), 2k + 1 (late)
+    for the rest of [k, k + 1)."""
+    k = np.int64(np.floor(d))
+    return 2 * k + (1 if d >= k + 1.0 - late_margin(k) else 0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _key(w, h, x, y, vx, vy, layer, prog, phase):
+    """The state key (the mixed radix of `StateCodec` with the phase kept)."""
+    key = np.int64(prog) + 2 * np.int64(phase)
+    key = (((key * 2 + layer) * (2 * h - 1) + (vy + h - 1)) * (2 * w - 1) + (vx + w - 1)) * h + y
+    return key * w + x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _answer(answers, n_ans, ip_a, ir_a, ip_b, ir_b):
+    """1 if a < b, 0 if not, -1 if the caller has not answered yet."""
+    for r in range(n_ans):
+        if (answers[r, 0] == ip_a and answers[r, 1] == ir_a and answers[r, 2] == ip_b
+                and answers[r, 3] == ir_b):
+            return answers[r, 4]
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def near_edges(e_src, e_dst, k, dist, settled, cols, exact, keep):
+    """Which of the first k kept moves end at a settled state within the selection's
+    tolerance of its distance: |d(u) + |v'| - d(v)| <= 2·float_error(d(v) + 1) (exact;
+    every exactly tight move is among them) or <= 1e-6 (editor), as `dijkstra._select`
+    computes it."""
+    for r in range(k):
+        s, t = e_src[r], e_dst[r]
+        if not settled[t]:
+            keep[r] = False
+            continue
+        vx, vy = np.int64(cols[2, t]), np.int64(cols[3, t])
+        gap = abs(dist[s] + np.sqrt(np.float64(vx * vx + vy * vy)) - dist[t])
+        keep[r] = gap <= (2 * float_error_one(dist[t] + 1.0) if exact else EDITOR_TOLERANCE)
+
+
+@njit(cache=True, nogil=True)
+def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_sat,
+           op_moves, op_speed, op_perp, phase_limit, lines,  # the rules (expand_moves)
+           fin, steps, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds and the tie cut
+           settle_budget, max_states, slice_limit, stop_margin, weight,
+           cols, dist, pred, moves, ipart, irr, settled, hval, lft,  # per state
+           tk, tv, hp, hq, hi, bhead, cnt, best,  # state table, queue, counters
+           e_src, e_dst, e_acc, a_src, a_acc, a_len,  # edges and arrivals kept
+           t1, t2, t3, answers, req,  # exact forms: transitions, answers, requests
+           sk, sv, sqf_in, p_off, p_len, pd, pk, itk, itv):  # square-free, interned parts
+    """Run the search until it ends (`DONE`) or must return (module docstring)."""
+    exact = mode == EXACT
+    bnd = mode == BOUND
+    s_src = np.empty(9, dtype=np.int32)
+    sc = np.empty((7, 10), dtype=np.int32)  # successors in columns 0-8, v in column 9
+    a_out = np.empty((8, 9), dtype=np.int32)
+    ids = np.empty(9, dtype=np.int64)
+    nip = np.empty(9, dtype=np.int64)
+    nir = np.empty(9, dtype=np.int64)
+    keys = np.empty(9, dtype=np.int64)
+    ok = np.empty(9, dtype=np.bool_)
+    cand = np.empty(9, dtype=np.float64)
+    better = np.empty(9, dtype=np.int8)  # -1: decide by floats, 0: keep, 1: take
+    bd = np.empty(len(pd), dtype=np.int64)
+    bk = np.empty(len(pd), dtype=np.int64)
+    done_here = 0
+    if exact:
+        take_in(sqf_in, cnt, sk, sv)
+        if cnt[C_PARTS] == 0:  # part 0: no irrational part
+            intern(bd, bk, 0, p_off, p_len, pd, pk, itk, itv, cnt)
+    if cnt[C_N] == 0:  # open the initial state, stored in column 0 by the caller
+        table_put(tk, tv, _key(w, h, cols[0, 0], cols[1, 0], np.int64(cols[2, 0]),
+                               np.int64(cols[3, 0]), cols[4, 0], cols[5, 0], cols[6, 0]), 0)
+        dist[0], pred[0], moves[0], settled[0] = 0.0, -1, 0, 0
+        cnt[C_N] = 1
+        hi[0] = 0
+        if bnd:
+            hval[0] = weight * estimate_one(fin, steps, w, cols[0, 0], cols[1, 0])
+            lft[0] = moves_left_one(fin, cols[0, 0], cols[1, 0], cols[2, 0], cols[3, 0])
+            hp[0], hq[0] = hval[0], lft[0]
+        else:
+            hq[0] = bhead[sub_bucket(0.0)]
+            bhead[sub_bucket(0.0)] = 0
+        cnt[C_HEAP] = 1
+    while True:
+        n = cnt[C_N]
+        if (n + 9 > len(dist) or 2 * (n + 9) > len(tk) or cnt[C_HEAP] + 9 > len(hi)
+                or cnt[C_EDGES] + 9 > len(e_src) or cnt[C_ARR] + 9 > len(a_src)):
+            return GROW
+        if exact and (2 * (cnt[C_TRANS] + 9) > len(t1) or cnt[C_PARTS] + 9 > len(p_off)
+                      or 2 * (cnt[C_PARTS] + 9) > len(itv)
+                      or cnt[C_POOL] + 9 * (cnt[C_MAXLEN] + 1) > len(pd)
+                      or cnt[C_MAXLEN] + 1 > len(bd)):
+            return GROW
+        cur = e = 0
+        if bnd:  # the heap: least estimate, then fewest moves to finish
+            if cnt[C_HEAP] == 0:
+                return DONE
+            v = hi[0]
+            if settled[v] or hp[0] != dist[v] + hval[v] or hq[0] != moves[v] + lft[v]:
+                _pop(hp, hq, hi, cnt[C_HEAP])
+                cnt[C_HEAP] -= 1
+                continue
+            if cnt[C_SETTLED] > settle_budget:
+                return DONE
+            if cnt[C_BSRC] >= 0 and best[0] <= hp[0] + stop_margin * (best[0] + 1.0):
+                return DONE
+        else:  # the buckets: lists threaded through (hi: state, hq: next entry)
+            cur = cnt[C_CUR]
+            while cur < len(bhead) and bhead[cur] < 0:
+                cur += 1
+            cnt[C_CUR] = cur
+            if cur >= len(bhead):
+                return DONE
+            e = bhead[cur]
+            v = hi[e]
+            if settled[v] or sub_bucket(dist[v]) != cur:
+                bhead[cur] = hq[e]
+                continue
+            if cnt[C_ARR] > 0:  # every open state is at least lb away
+                k = cur >> 1
+                lb = np.float64(k) if cur % 2 == 0 else k + 1.0 - late_margin(k)
+                slack = 2 * float_error_one(best[0] + 1.0) if exact else EDITOR_TOLERANCE
+                if lb + 1.0 > best[0] + slack:
+                    return DONE
+        dv = dist[v]
+        vx0, vy0 = np.int64(cols[2, v]), np.int64(cols[3, v])
+        cut = False
+        if exact and cut_on and irr[v] == u_ir:
+            g = gap2_one(fin, cols[0, v], cols[1, v])
+            root = np.int64(np.rint(np.sqrt(np.float64(g))))
+            if root * root == g and 2 * ipart[v] + root + 1 == 2 * u_ip:
+                cut = moves[v] + moves_left_one(fin, cols[0, v], cols[1, v], vx0, vy0) > u_moves
+        n_s = n_a = 0
+        if not cut:
+            # phase 1: the moves of v and what they need, without side effects
+            for f in range(7):
+                sc[f, 9] = cols[f, v]
+            n_s, n_a = expand_moves(
+                sc[0, 9:], sc[1, 9:], sc[2, 9:], sc[3, 9:], sc[4, 9:], sc[5, 9:],
+                sc[6, 9:], acc_x, acc_y, w, h, drivable, endable, ramp, clearance,
+                plain_sat, op_moves, op_speed, op_perp, phase_limit, lines, 0, keys,
+                s_src, sc[0, :9], sc[1, :9], sc[2, :9], sc[3, :9], sc[4, :9], sc[5, :9],
+                sc[6, :9], a_out[0], a_out[1], a_out[2], a_out[3], a_out[4], a_out[5],
+                a_out[6], a_out[7])
+            missing = False
+            for j in range(n_s):
+                qvx, qvy = np.int64(sc[2, j]), np.int64(sc[3, j])
+                n2 = qvx * qvx + qvy * qvy
+                c = dv + np.sqrt(np.float64(n2))
+                cand[j] = c
+                ok[j] = True
+                if prune and c - float_error_one(c) + estimate_one(fin, steps, w, sc[0, j],
+                                                                 sc[1, j]) > limit:
+                    ok[j] = False
+                    continue
+                if not bnd:
+                    sb = sub_bucket(c)
+                    if sb >= len(bhead):
+                        cnt[C_BNEED] = sb
+                        return GROW
+                keys[j] = _key(w, h, sc[0, j], sc[1, j], qvx, qvy, sc[4, j], sc[5, j], sc[6, j])
+                t = table_find(tk, tv, keys[j])
+                ids[j] = t
+                better[j] = -1
+                if not exact:
+                    continue
+                root = np.int64(np.rint(np.sqrt(np.float64(n2))))
+                if root * root == n2:
+                    nip[j], nir[j] = ipart[v] + root, irr[v]
+                else:
+                    nip[j] = ipart[v]
+                    nir[j] = trans_find(t1, t2, t3, irr[v], n2)
+                    if nir[j] < 0:
+                        slot = sqf_find(sk, sv, n2)
+                        if slot < 0:  # the caller decomposes n2
+                            missing = True
+                            if cnt[C_REQ] < len(req):
+                                r = cnt[C_REQ]
+                                req[r, 0], req[r, 1] = 0, n2
+                                cnt[C_REQ] += 1
+                            continue
+                        nir[j] = plus_root(irr[v], sv[slot, 0], sv[slot, 1], bd, bk, p_off,
+                                           p_len, pd, pk, itk, itv, cnt)
+                        trans_put(t1, t2, t3, irr[v], n2, nir[j])
+                        cnt[C_TRANS] += 1
+                if t < 0 or settled[t] or not np.isfinite(dist[t]):
+                    continue
+                dt = dist[t]
+                lo = min(c, dt)
+                thr = lo + 2 * float_error_one(lo + 1.0)
+                if c > thr or dt > thr:
+                    continue  # floats decide
+                if nir[j] == irr[t]:
+                    better[j] = 1 if (nip[j] < ipart[t] or (
+                        nip[j] == ipart[t] and moves[v] + 1 < moves[t])) else 0
+                    continue
+                a = _answer(answers, cnt[C_ANS], nip[j], nir[j], ipart[t], irr[t])
+                if a < 0:
+                    missing = True
+                    if cnt[C_REQ] < len(req):
+                        r = cnt[C_REQ]
+                        req[r, 0], req[r, 1], req[r, 2] = 1, nip[j], nir[j]
+                        req[r, 3], req[r, 4] = ipart[t], irr[t]
+                        cnt[C_REQ] += 1
+                else:
+                    better[j] = a
+            if missing:
+                return NEED
+        # phase 2: settle v and apply its moves
+        if bnd:
+            _pop(hp, hq, hi, cnt[C_HEAP])
+            cnt[C_HEAP] -= 1
+        else:
+            bhead[cur] = hq[e]
+        settled[v] = 1
+        cnt[C_SETTLED] += 1
+        done_here += 1
+        fl = np.int64(np.floor(dv))
+        if fl >= cnt[C_WIN]:
+            cnt[C_WIN] = fl + 1
+        for k in range(n_a):
+            avx, avy = np.int64(a_out[3, k]), np.int64(a_out[4, k])
+            length = dv + np.sqrt(np.float64(avx * avx + avy * avy))
+            acc = (avy - vy0 + 1) * 3 + (avx - vx0 + 1)
+            if bnd:
+                m = moves[v] + 1
+                if cnt[C_BSRC] < 0 or length < best[0] or (length == best[0]
+                                                           and m < cnt[C_BMOVES]):
+                    best[0] = length
+                    cnt[C_BMOVES] = m
+                    cnt[C_BSRC] = v
+                    best[1] = acc
+                continue
+            r = cnt[C_ARR]
+            a_src[r], a_acc[r], a_len[r] = v, acc, length
+            cnt[C_ARR] += 1
+            if r == 0 or length < best[0]:
+                best[0] = length
+        for j in range(n_s):
+            if not ok[j]:
+                continue
+            c = cand[j]
+            t = ids[j]
+            qvx, qvy = np.int64(sc[2, j]), np.int64(sc[3, j])
+            if t < 0:
+                t = cnt[C_N]
+                cnt[C_N] += 1
+                table_put(tk, tv, keys[j], t)
+                for f in range(7):
+                    cols[f, t] = sc[f, j]
+                dist[t] = np.inf
+                pred[t] = -1
+                moves[t] = 0
+                settled[t] = 0
+                if bnd:
+                    hval[t] = weight * estimate_one(fin, steps, w, sc[0, j], sc[1, j])
+                    lft[t] = moves_left_one(fin, sc[0, j], sc[1, j], qvx, qvy)
+            if bnd:
+                m = moves[v] + 1
+                if not settled[t] and (c < dist[t] or (c == dist[t] and m < moves[t])):
+                    dist[t], pred[t], moves[t] = c, v, m
+                    _push(hp, hq, hi, cnt[C_HEAP], c + hval[t], m + lft[t], t)
+                    cnt[C_HEAP] += 1
+                continue
+            if not settled[t]:
+                if exact and better[j] >= 0:
+                    take = better[j] == 1
+                else:
+                    take = c < dist[t]
+                if take:
+                    dist[t], pred[t], moves[t] = c, v, moves[v] + 1
+                    if exact:
+                        ipart[t], irr[t] = nip[j], nir[j]
+                    sb = sub_bucket(c)
+                    r = cnt[C_HEAP]
+                    hi[r], hq[r] = t, bhead[sb]
+                    bhead[sb] = r
+                    cnt[C_HEAP] += 1
+            if c <= dist[t] + EDITOR_TOLERANCE + 2 * float_error_one(c + 1.0):
+                r = cnt[C_EDGES]
+                e_src[r], e_dst[r] = v, t
+                e_acc[r] = (qvy - vy0 + 1) * 3 + (qvx - vx0 + 1)
+                cnt[C_EDGES] += 1
+        if max_states >= 0 and cnt[C_N] > max_states:
+            return OVER
+        if done_here >= slice_limit:
+            return SLICE
+    return DONE

@@ -1,0 +1,325 @@
+"""The state of one compiled yellow search and the loop that drives it (`yellow_kernel`).
+
+`Search` owns the per-state arrays, the state table, the heap, the kept edges and
+arrivals, and the exact forms' transition table; `run` calls the kernel until it is done,
+growing the arrays (`GROW`), answering what only Python can (`NEED`: new irrational ids
+from `RadicalForms`, exact comparisons of two lengths), reporting progress between slices
+(`SLICE`, where Ctrl-C and time limits land as well) and raising `StateLimitReached`
+(`OVER`). The kernel stops at a state count, never a time, so a budget stops the search at
+the same place on every machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from racecert.model.budget import StateBudget
+from racecert.model.radicals import RadicalSum, squarefree_decomposition
+from racecert.model.rules import CarState
+from racecert.model.track import Track
+from racecert.oracle import yellow_kernel as yk
+from racecert.oracle import yellow_tables as yt
+
+SLICE_STATES = 1 << 15
+"""States settled per kernel call: between calls Python runs signal handlers (Ctrl-C, the
+time limit) and progress reports."""
+_START = 1024
+GROWTH = 4
+"""Arrays grow by this factor: each copy is of at most a quarter of the final size (growing
+the arrays of millions of states costs about as much as settling them otherwise)."""
+
+
+def finish_ints(track: Track) -> np.ndarray:
+    """The finish line as the kernel's integers (`yellow_kernel.F_*`)."""
+    f = track.finish
+    row = [2 * f.k + 1, 2 * f.lo - 1, 2 * f.hi + 1, 0 if f.axis == "x" else 1, f.k, f.sign]
+    return np.array(row, dtype=np.int64)
+
+
+class Search:
+    """One search of `yellow_kernel.search` (its module docstring: modes and statuses).
+
+    `limit` prunes moves whose end cannot arrive within it (`prune`); `cut` is the tie
+    cut's bound (integer part, irrational id, moves) or None; `settle_budget` ends a
+    ``BOUND`` search. `forms` (``EXACT`` only) interns the irrational parts.
+    """
+
+    def __init__(self, rules_args: tuple, track: Track, mode: int, *, prune: bool = False,
+                 limit: float = np.inf, cut: tuple[int, int, int] | None = None,
+                 settle_budget: int = -1, weight: float = 1.0) -> None:
+        self.weight = weight
+        self.rules_args, self.mode = rules_args, mode
+        self.fin = finish_ints(track)
+        self.width = track.width
+        self.steps = np.empty(track.width * track.height, dtype=np.int64)
+        yk.cell_steps(np.ascontiguousarray(track.surface_arrays.drivable.any(axis=0)),
+                      self.fin, self.steps)
+        self.prune, self.limit = prune, float(limit)
+        self.cut = cut if cut is not None else (0, -1, 0)
+        self.cut_on = cut is not None
+        self.settle_budget = settle_budget
+        c = _START
+        self.cols = np.zeros((7, c), dtype=np.int32)
+        self.dist = np.full(c, np.inf)
+        self.pred = np.full(c, -1, dtype=np.int64)
+        self.moves = np.zeros(c, dtype=np.int64)
+        ce, cb = (c if mode == yk.EXACT else 1), (c if mode == yk.BOUND else 1)
+        self.ipart = np.zeros(ce, dtype=np.int64)  # exact forms: EXACT only
+        self.irr = np.zeros(ce, dtype=np.int64)
+        self.settled = np.zeros(c, dtype=np.uint8)
+        self.hval = np.zeros(cb)  # estimates: BOUND only
+        self.lft = np.zeros(cb, dtype=np.int64)
+        self.tk = np.full(2 * c, -1, dtype=np.int64)
+        self.tv = np.zeros(2 * c, dtype=np.int64)
+        self.hp = np.zeros(c)
+        self.hq = np.zeros(c, dtype=np.int64)
+        self.hi = np.zeros(c, dtype=np.int64)
+        self.cnt = np.zeros(17, dtype=np.int64)
+        self.bhead = np.full(_START, -1, dtype=np.int64)
+        self.cnt[yk.C_BSRC] = -1
+        self.best = np.array([np.inf, 0.0])
+        self.e_src = np.zeros(c, dtype=np.int32)  # ids < 2^31: `_grow_states`
+        self.e_dst = np.zeros(c, dtype=np.int32)
+        self.e_acc = np.zeros(c, dtype=np.int8)
+        self.a_src = np.zeros(64, dtype=np.int64)
+        self.a_acc = np.zeros(64, dtype=np.int64)
+        self.a_len = np.zeros(64)
+        self.answers = np.zeros((16, 5), dtype=np.int64)
+        self.req = np.zeros((64, 5), dtype=np.int64)
+        # exact forms (EXACT only): (part, n) -> part, n -> (k, d), the interned parts
+        f = 256 if mode == yk.EXACT else 2
+        self.t1 = np.full(f, -1, dtype=np.int64)
+        self.t2 = np.zeros(f, dtype=np.int64)
+        self.t3 = np.zeros(f, dtype=np.int64)
+        self.sk = np.full(4 * f, -1, dtype=np.int64)
+        self.sv = np.zeros((4 * f, 2), dtype=np.int64)
+        self.p_off = np.zeros(f, dtype=np.int64)
+        self.p_len = np.zeros(f, dtype=np.int64)
+        self.pd = np.zeros(4 * f, dtype=np.int64)
+        self.pk = np.zeros(4 * f, dtype=np.int64)
+        self.itk = np.zeros(2 * f, dtype=np.uint64)
+        self.itv = np.full(2 * f, -1, dtype=np.int64)
+        self.sqf: dict[int, tuple[int, int]] = {}  # n -> (k, d), all handed in
+        self.sqf_in = np.zeros((64, 3), dtype=np.int64)
+
+    # -- the results ----------------------------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        """States stored."""
+        return int(self.cnt[yk.C_N])
+
+    @property
+    def states_settled(self) -> int:
+        return int(self.cnt[yk.C_SETTLED])
+
+    @property
+    def windows(self) -> int:
+        """The unit distance windows the settled states span (1 + floor of the largest
+        settled distance): about the yellow length, as the batched search's rounds were."""
+        return int(self.cnt[yk.C_WIN])
+
+    def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kept moves (src, dst, acceleration index, as int64) that the selection can
+        find tight (`yellow_kernel.near_edges`): the kernel kept every move within the
+        tolerance of its target's distance when it was relaxed."""
+        k = int(self.cnt[yk.C_EDGES])
+        keep = np.empty(k, dtype=np.bool_)
+        yk.near_edges(self.e_src, self.e_dst, k, self.dist, self.settled, self.cols,
+                      self.mode == yk.EXACT, keep)
+        return (self.e_src[:k][keep].astype(np.int64), self.e_dst[:k][keep].astype(np.int64),
+                self.e_acc[:k][keep].astype(np.int64))
+
+    def arrivals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        k = int(self.cnt[yk.C_ARR])
+        return self.a_src[:k], self.a_acc[:k], self.a_len[:k]
+
+    def velocity(self, i: int) -> tuple[int, int]:
+        return int(self.cols[2, i]), int(self.cols[3, i])
+
+    def extend(self, src: np.ndarray, vx: np.ndarray, vy: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Exact lengths (integer part, irrational id) of the paths to `src` plus one move
+        (vx, vy) each (``EXACT`` only)."""
+        return self.extend_forms(self.ipart[src], self.irr[src], vx, vy)
+
+    def extend_forms(self, ip: np.ndarray, ir: np.ndarray, vx: np.ndarray, vy: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Exact lengths (ip, ir) plus one move (vx, vy) each, interned like the search's."""
+        assert self.mode == yk.EXACT
+        k = len(ip)
+        c = self.cnt
+        while (c[yk.C_PARTS] + k + 9 > len(self.p_off)
+               or 2 * (c[yk.C_PARTS] + k + 9) > len(self.itv)
+               or c[yk.C_POOL] + (k + 9) * (c[yk.C_MAXLEN] + 1) > len(self.pd)):
+            self._grow_forms(k + 9)
+        out_ip, out_ir = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
+        args = (np.ascontiguousarray(ip, dtype=np.int64), np.ascontiguousarray(ir, dtype=np.int64),
+                np.ascontiguousarray(vx, dtype=np.int64), np.ascontiguousarray(vy, dtype=np.int64),
+                out_ip, out_ir)
+        while (n := yt.extend_many(*args, self.t1, self.t2, self.t3, self.sk, self.sv,
+                                   self.sqf_in, self.p_off, self.p_len, self.pd, self.pk,
+                                   self.itk, self.itv, self.cnt)) >= 0:
+            self._decompose(int(n))
+        return out_ip, out_ir
+
+    def length_of_moves(self, velocities: list[tuple[int, int]]) -> tuple[int, int]:
+        """The exact length (integer part, irrational id) of moves with these velocities."""
+        ip, ir = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        for vx, vy in velocities:
+            ip, ir = self.extend_forms(ip, ir, np.array([vx]), np.array([vy]))
+        return int(ip[0]), int(ir[0])
+
+    def path(self, i: int) -> list[int]:
+        """The ids from the start to `i` along `pred`."""
+        out = [i]
+        while self.pred[out[-1]] >= 0:
+            out.append(int(self.pred[out[-1]]))
+        return out[::-1]
+
+    # -- running --------------------------------------------------------------------------
+
+    def start(self, s: CarState) -> None:
+        """Store the initial state; the kernel opens it at distance 0 on its first call."""
+        self.cols[:, 0] = (s.x, s.y, s.vx, s.vy, s.layer, s.progress, s.phase)
+
+    def run(self, budget: StateBudget | None, what: str,
+            progress: Callable[[int, int], None] | None = None,
+            stop_margin: float = 0.0) -> None:
+        """Run to the end; `budget` bounds the states stored (`what` names the search in
+        the message), `progress(windows, settled)` is called between slices."""
+        max_states = budget.limit if budget is not None else -1
+        while True:
+            status = yk.search(
+                self.mode, *self.rules_args, self.fin, self.steps, self.prune, self.limit,
+                self.cut_on, *self.cut, self.settle_budget, max_states, SLICE_STATES,
+                stop_margin, self.weight, self.cols, self.dist, self.pred, self.moves,
+                self.ipart, self.irr, self.settled, self.hval, self.lft, self.tk, self.tv,
+                self.hp, self.hq, self.hi, self.bhead, self.cnt, self.best, self.e_src,
+                self.e_dst, self.e_acc, self.a_src, self.a_acc, self.a_len, self.t1,
+                self.t2, self.t3, self.answers, self.req, self.sk, self.sv, self.sqf_in,
+                self.p_off,
+                self.p_len, self.pd, self.pk, self.itk, self.itv)
+            if status == yk.DONE:
+                break
+            if status == yk.GROW:
+                self._grow()
+            elif status == yk.NEED:
+                self._answer()
+            elif status == yk.OVER:
+                assert budget is not None
+                budget.check(self.n, what, f"after settling {self.states_settled:,} states")
+            elif progress is not None:
+                progress(self.windows, self.states_settled)
+        if progress is not None:
+            progress(self.windows, self.states_settled)
+
+    def value(self, ipart: int, irr: int) -> RadicalSum:
+        """The exact length with integer part `ipart` and interned irrational part `irr`."""
+        off, m = int(self.p_off[irr]), int(self.p_len[irr])
+        terms = list(zip(self.pd[off: off + m].tolist(), self.pk[off: off + m].tolist(),
+                         strict=True))
+        return RadicalSum.from_terms(terms + [(1, ipart)])
+
+    def _decompose(self, n: int) -> None:
+        """Hand n = k²·d to the kernel's square-free table (`radicals.squarefree_decomposition`;
+        the kernel records it on its next call)."""
+        if n in self.sqf:
+            return
+        self.sqf[n] = squarefree_decomposition(n)
+        rows = [(n, *self.sqf[n])]
+        if 2 * len(self.sqf) > len(self.sk):  # a new, larger table: hand everything in again
+            self.sk = np.full(2 * len(self.sk), -1, dtype=np.int64)
+            self.sv = np.zeros((len(self.sk), 2), dtype=np.int64)
+            rows = [(m, *kd) for m, kd in self.sqf.items()]
+            self.cnt[yk.C_SQFIN] = 0
+        r = int(self.cnt[yk.C_SQFIN])
+        if r + len(rows) > len(self.sqf_in):
+            self.sqf_in = _double(self.sqf_in, 2 * (r + len(rows)))
+        self.sqf_in[r: r + len(rows)] = rows
+        self.cnt[yk.C_SQFIN] = r + len(rows)
+
+    def _answer(self) -> None:
+        """New irrational ids and exact comparisons the kernel asked for."""
+        k = int(self.cnt[yk.C_REQ])
+        for kind, a, b, c, d in self.req[:k].tolist():
+            if kind == 0:
+                self._decompose(a)
+            else:
+                r = int(self.cnt[yk.C_ANS])
+                if r == len(self.answers):
+                    self.answers = np.concatenate((self.answers, np.zeros_like(self.answers)))
+                self.answers[r] = (a, b, c, d, int(self.value(a, b) < self.value(c, d)))
+                self.cnt[yk.C_ANS] = r + 1
+        self.cnt[yk.C_REQ] = 0
+
+    def _grow(self) -> None:
+        """Double whatever is too small for one more expansion."""
+        n = self.n
+        if n + 9 > len(self.dist):
+            self._grow_states(GROWTH * len(self.dist))
+        if 2 * (n + 9) > len(self.tk):
+            size = GROWTH * len(self.tk)
+            nk, nv = np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int64)
+            yt.rehash(self.tk, self.tv, nk, nv)
+            self.tk, self.tv = nk, nv
+        if self.cnt[yk.C_HEAP] + 9 > len(self.hi):
+            self.hp, self.hq, self.hi = (_double(a) for a in (self.hp, self.hq, self.hi))
+        if self.cnt[yk.C_BNEED] >= len(self.bhead):
+            size = max(2 * len(self.bhead), 2 * int(self.cnt[yk.C_BNEED]))
+            self.bhead = np.concatenate((self.bhead, np.full(size - len(self.bhead), -1,
+                                                             dtype=np.int64)))
+        if self.cnt[yk.C_EDGES] + 9 > len(self.e_src):
+            self.e_src, self.e_dst, self.e_acc = (
+                _double(a) for a in (self.e_src, self.e_dst, self.e_acc))
+        if self.cnt[yk.C_ARR] + 9 > len(self.a_src):
+            self.a_src, self.a_acc, self.a_len = (
+                _double(a) for a in (self.a_src, self.a_acc, self.a_len))
+        if self.mode != yk.EXACT:
+            return
+        c = self.cnt
+        if 2 * (c[yk.C_TRANS] + 9) > len(self.t1):
+            size = 2 * len(self.t1)
+            n1, n2, n3 = (np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int64),
+                          np.zeros(size, dtype=np.int64))
+            yt.trans_rehash(self.t1, self.t2, self.t3, n1, n2, n3)
+            self.t1, self.t2, self.t3 = n1, n2, n3
+        while (c[yk.C_PARTS] + 9 > len(self.p_off) or 2 * (c[yk.C_PARTS] + 9) > len(self.itv)
+               or c[yk.C_POOL] + 9 * (c[yk.C_MAXLEN] + 1) > len(self.pd)):
+            self._grow_forms()
+
+    def _grow_forms(self, extra: int = 9) -> None:
+        """Grow whichever of the interned parts' arrays lacks room for `extra` more parts
+        (the hash table rebuilt)."""
+        c = self.cnt
+        if c[yk.C_PARTS] + extra > len(self.p_off):
+            self.p_off, self.p_len = _double(self.p_off), _double(self.p_len)
+        if c[yk.C_POOL] + extra * (c[yk.C_MAXLEN] + 1) > len(self.pd):
+            self.pd, self.pk = _double(self.pd), _double(self.pk)
+        if 2 * (c[yk.C_PARTS] + extra) > len(self.itv):
+            size = GROWTH * len(self.itv)
+            self.itk = np.zeros(size, dtype=np.uint64)
+            self.itv = np.full(size, -1, dtype=np.int64)
+            yt.rehash_parts(self.p_off, self.p_len, self.pd, self.pk, int(c[yk.C_PARTS]),
+                            self.itk, self.itv)
+
+    def _grow_states(self, cap: int) -> None:
+        if cap >= 2**31:
+            raise MemoryError("yellow: more than 2^31 states")
+        extra = cap - len(self.dist)
+        self.cols = np.concatenate((self.cols, np.zeros((7, extra), dtype=np.int32)), axis=1)
+        self.dist = np.concatenate((self.dist, np.full(extra, np.inf)))
+        self.pred = np.concatenate((self.pred, np.full(extra, -1, dtype=np.int64)))
+        for name in ("moves", "ipart", "irr", "settled", "hval", "lft"):
+            a = getattr(self, name)
+            if len(a) > 1:  # the arrays a mode does not use stay of length 1
+                setattr(self, name, _double(a, cap))
+
+
+def _double(a: np.ndarray, size: int | None = None) -> np.ndarray:
+    """`a` copied into zeros of GROWTH times (or `size`) its length."""
+    out = np.zeros(size or GROWTH * len(a), dtype=a.dtype)
+    out[: len(a)] = a
+    return out
