@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 
 from racecert.model.track import Line, Track
 
@@ -73,8 +74,16 @@ def touched_cells(px: int, py: int, vx: int, vy: int) -> list[Touched]:
 
     Liang-Barsky on the open square: the segment meets cell c iff the open
     intervals of t where it is inside c's x-slab and y-slab overlap, and that
-    overlap meets [0, 1].
+    overlap meets [0, 1]. That depends on c - p only (each slab is), so the cells
+    are found once per velocity, from the origin, and shifted by p.
     """
+    return [Touched(c.x + px, c.y + py, c.entry, c.exit) for c in _touched_from_origin(vx, vy)]
+
+
+@cache
+def _touched_from_origin(vx: int, vy: int) -> tuple[Touched, ...]:
+    """`touched_cells(0, 0, vx, vy)`, computed with exact Fractions."""
+    px = py = 0
     qx, qy = px + vx, py + vy
     out: list[Touched] = []
     for cx in range(min(px, qx), max(px, qx) + 1):
@@ -97,7 +106,7 @@ def touched_cells(px: int, py: int, vx: int, vy: int) -> list[Touched]:
             leave = min(hi, Fraction(1)) if hi is not None else Fraction(1)
             out.append(Touched(cx, cy, entry, leave))
     out.sort(key=lambda c: c.entry)
-    return out
+    return tuple(out)
 
 
 def crossing(line: Line, px: int, py: int, vx: int, vy: int) -> Fraction | None:

@@ -126,23 +126,27 @@ def enumerate_optimal(track: LatticeTrack, starts: list[Point], depth_cap: int,
                       max_nodes: int = 200_000) -> Brute:
     """Every trajectory from each start at rest, by increasing depth, until one arrives."""
     nodes = [0]
+    moves: dict[tuple[State, tuple[int, int]], Step | None] = {}  # `step` is pure: each once
     for depth in range(1, depth_cap + 1):
         finals: Counter = Counter()
         for p in starts:
-            _dfs(track, (p[0], p[1], 0, 0, 0), depth, finals, nodes, max_nodes)
+            _dfs(track, (p[0], p[1], 0, 0, 0), depth, finals, nodes, max_nodes, moves)
         if finals:
             return Brute(depth, sum(finals.values()), finals)
     return Brute(None, 0, Counter())
 
 
 def _dfs(track: LatticeTrack, s: State, left: int, finals: Counter, nodes: list[int],
-         max_nodes: int) -> None:
-    """Count into `finals` the trajectories from `s` whose first arrival is move `left`."""
+         max_nodes: int, moves: dict[tuple[State, tuple[int, int]], Step | None]) -> None:
+    """Count into `finals` the trajectories from `s` whose first arrival is move `left`
+    (`moves` remembers the moves already worked out, by state and acceleration)."""
     for a in ACCELS:
         nodes[0] += 1
         if nodes[0] > max_nodes:
             raise WorkCap
-        r = step(track, s, a)
+        if (s, a) not in moves:
+            moves[s, a] = step(track, s, a)
+        r = moves[s, a]
         if r is None:
             continue
         if r.arrives:
@@ -150,4 +154,4 @@ def _dfs(track: LatticeTrack, s: State, left: int, finals: Counter, nodes: list[
                 finals[r.state[:4]] += 1
             continue  # an arrival ends the trajectory
         if left > 1:
-            _dfs(track, r.state, left - 1, finals, nodes, max_nodes)
+            _dfs(track, r.state, left - 1, finals, nodes, max_nodes, moves)

@@ -267,19 +267,21 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path: Path) -> None:
     assert all(r.status == "ok" for r in rows) and len(rows) == 8
 
 
-def test_a_local_batch_leaves_nothing_in_the_temp_folder(track_folder: Path,
-                                                          tmp_path: Path) -> None:
+def test_a_local_batch_leaves_nothing_in_the_temp_folder(
+        track_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     """Dask's scratch space (dask-scratch-space/, its lock files) goes to a folder of the
-    batch's own, removed at the end."""
-    import os
-    import subprocess
-    import sys
+    batch's own, removed at the end (`racecert batch` in-process, TMPDIR a fresh folder for
+    it and its worker processes)."""
+    import tempfile
+
+    from racecert.cli import main
 
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    p = subprocess.run([sys.executable, "-m", "racecert", "batch", "--workers", "1",
-                        "--db", str(tmp_path / "r.duckdb"), str(track_folder)],
-                       capture_output=True, text=True, check=False,
-                       env={**os.environ, "TMPDIR": str(tmp)})
-    assert p.returncode == 0, p.stderr
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    code = main(["batch", "--workers", "1", "--db", str(tmp_path / "r.duckdb"),
+                 str(track_folder)])
+    assert code == 0, capsys.readouterr().err
     assert list(tmp.iterdir()) == []

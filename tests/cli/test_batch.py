@@ -172,9 +172,12 @@ def test_a_damaged_database_is_one_line_and_left_as_it_was(
     assert sorted(tmp_path.iterdir()) == before
 
 
-def test_a_database_another_process_holds_is_in_use(tmp_path: Path) -> None:
+def test_a_database_another_process_holds_is_in_use(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]
+                                                    ) -> None:
     """DuckDB's lock conflict (another process has the file open to write) is told apart
-    from damage: one line saying it is in use, exit 2, for `batch` and `batch --report`."""
+    from damage: one line saying it is in use, exit 2, for `batch` and `batch --report`
+    (run in-process: the other process is the holder)."""
     write_tracks(tmp_path / "tracks", 1)
     db = tmp_path / "r.duckdb"
     _database(db, rows=2)
@@ -186,12 +189,12 @@ def test_a_database_another_process_holds_is_in_use(tmp_path: Path) -> None:
         assert holder.stdout.readline().strip() == "HELD"
         for argv in (["batch", "--report", "--db", str(db)],
                      ["batch", str(tmp_path / "tracks"), "--db", str(db), "--workers", "1"]):
-            res = subprocess.run([sys.executable, "-m", "racecert", *argv], cwd=ROOT, env=ENV,
-                                 capture_output=True, text=True, timeout=120)
-            assert res.returncode == 2, res.stderr
-            assert len(res.stderr.splitlines()) == 1, res.stderr
-            assert res.stderr.startswith(f"error: {db}: it is in use by another process")
-            assert "damaged" not in res.stderr
+            code = main(argv)
+            err = capsys.readouterr().err
+            assert code == 2, err
+            assert len(err.splitlines()) == 1, err
+            assert err.startswith(f"error: {db}: it is in use by another process")
+            assert "damaged" not in err
     finally:
         holder.communicate("", timeout=60)
 
@@ -238,7 +241,9 @@ def _stop_after(proc: subprocess.Popen, finished: int, sig: int) -> str:
     return "".join(lines) + rest
 
 
-def test_ctrl_c_and_kill_lose_nothing_and_the_rerun_completes(tmp_path: Path) -> None:
+def test_ctrl_c_and_kill_lose_nothing_and_the_rerun_completes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C and SIGKILL stop real processes; the rerun that completes runs in-process."""
     tracks, db = tmp_path / "tracks", tmp_path / "r.duckdb"
     write_tracks(tracks, 10, seed=8, size=(20, 16))
 
@@ -262,10 +267,9 @@ def test_ctrl_c_and_kill_lose_nothing_and_the_rerun_completes(tmp_path: Path) ->
     after_kill, distinct = _rows(db)
     assert after_kill == distinct and count + 2 <= after_kill
 
-    done = subprocess.run([sys.executable, "-m", "racecert", "batch", str(tracks), "--db",
-                           str(db), "--workers", "1"], cwd=ROOT, env=ENV, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert f"{10 - after_kill} to run, {after_kill} already in" in done.stderr
-    assert done.stdout.startswith("10 track(s): 10 ok")
+    code = main(["batch", str(tracks), "--db", str(db), "--workers", "1"])
+    done = capsys.readouterr()
+    assert code == 0, done.err
+    assert f"{10 - after_kill} to run, {after_kill} already in" in done.err
+    assert done.out.startswith("10 track(s): 10 ok")
     assert _rows(db) == (10, 10)

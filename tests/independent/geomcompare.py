@@ -93,9 +93,12 @@ def reachable_states(track: Track, limit: int) -> np.ndarray:
         phase = np.minimum(frontier[m.src, 6] + 1, g.k)
         nxt = np.stack([m.x, m.y, m.vx, m.vy, m.layer, m.progress, phase], axis=1)[ok]
         k, first = np.unique(key(nxt), return_index=True)
-        new = ~np.isin(k, seen)
+        # `seen` is kept sorted: membership by binary search, not np.isin / np.union1d
+        # (which re-hash or re-sort all of it on every layer: seconds on llanura)
+        at = np.minimum(np.searchsorted(seen, k), len(seen) - 1)
+        new = seen[at] != k
         frontier = nxt[first[new]]
-        seen = np.union1d(seen, k[new])
+        seen = np.sort(np.concatenate([seen, k[new]]), kind="stable")
         rows.append(frontier)
     out = np.concatenate(rows)
     out = out[np.argsort(key(out))]

@@ -16,6 +16,7 @@ import pytest
 
 from racecert.cli import main
 from racecert.model import limits
+from racecert.model import parse as parse_module
 from racecert.model.errors import TrackError
 from racecert.model.parse import load_track, parse_track
 from racecert.model.states import StateCodec
@@ -58,17 +59,25 @@ def test_a_directory_keeps_the_system_reason(tmp_path: Path) -> None:
     assert info.value.message == "cannot read file: Is a directory"
 
 
-def test_a_file_over_the_size_cap_is_refused_before_reading(tmp_path: Path) -> None:
+def test_a_file_over_the_size_cap_is_refused_before_reading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     big = tmp_path / "big.toml"
     with open(big, "wb") as f:  # sparse: nothing is written but the size
         f.truncate(limits.MAX_FILE_BYTES + 1)
     with pytest.raises(TrackError) as info:
         load_track(big)
     assert info.value.message == "file larger than the limit of 67,108,864 bytes (64 MiB)"
+    # The boundary, on a cap of 4 MiB (parsing 64 MiB of zeros costs seconds): a file at
+    # the cap is read (and is not TOML), one byte more is refused.
+    monkeypatch.setattr(parse_module, "MAX_FILE_BYTES", 4 * 2**20)
     at_cap = tmp_path / "cap.toml"
     with open(at_cap, "wb") as f:
-        f.truncate(limits.MAX_FILE_BYTES)  # at the cap it is read (and is not TOML)
+        f.truncate(4 * 2**20)
     assert "larger than" not in str(pytest.raises(TrackError, load_track, at_cap).value)
+    with open(at_cap, "ab") as f:
+        f.write(b"\0")
+    assert "larger than the limit of 4,194,304 bytes" in str(
+        pytest.raises(TrackError, load_track, at_cap).value)
 
 
 def test_parse_track_takes_text_or_bytes_and_names_it_by_the_utf8_bytes() -> None:

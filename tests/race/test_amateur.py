@@ -3,6 +3,7 @@ enumeration, the 0.42 draw, the caps."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from racecert.model.parse import load_track
 from racecert.model.radicals import length_of_moves
 from racecert.model.rules import VectorRaceRules
+from racecert.model.track import Track
 from racecert.race import Amateur, run_race
 from racecert.race.local_search import local_search
 from tests import bruteforce as bf
@@ -175,9 +177,14 @@ def test_retry_finds_what_the_first_cap_missed():
     check_race(t, r.to_json())
 
 
+@cache
+def _tiny_straight() -> Track:
+    """Loaded once: a Track is immutable, and the frequency test races on it 1,000 times."""
+    return load_track(TRACKS / "tiny_straight.toml")
+
+
 def _lap_moves(seed: int, p: float) -> int:
-    t = load_track(TRACKS / "tiny_straight.toml")
-    return run_race(t, [Amateur(p_longer=p)], seed=seed).cars[0].moves
+    return run_race(_tiny_straight(), [Amateur(p_longer=p)], seed=seed).cars[0].moves
 
 
 def test_longer_route_frequency_matches_p():

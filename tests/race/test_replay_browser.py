@@ -45,23 +45,30 @@ def race():
     return run_race(t, [Alonso(), Amateur(), Alonso(), Amateur()], laps=2, seed=3)
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """One chromium for the module's tests; each opens its own page."""
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
 @pytest.fixture
-def page(race, tmp_path):
+def page(race, browser, tmp_path):
     html = tmp_path / "race.html"
     html.write_text(render_replay_html(race))
     errors: list[str] = []
     requests: list[str] = []
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        pg = browser.new_page(viewport={"width": 1000, "height": 900})
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        pg.on("console", lambda m: m.type == "error" and errors.append(m.text))
-        pg.on("request", lambda r: requests.append(r.url))
-        pg.goto(html.as_uri())
-        pg.wait_for_selector("body[data-step='0']")
-        yield pg
-        pg.screenshot(path=str(tmp_path / "race.png"))  # for a look, never compared
-        browser.close()
+    pg = browser.new_page(viewport={"width": 1000, "height": 900})
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    pg.on("request", lambda r: requests.append(r.url))
+    pg.goto(html.as_uri())
+    pg.wait_for_selector("body[data-step='0']")
+    yield pg
+    pg.screenshot(path=str(tmp_path / "race.png"))  # for a look, never compared
+    pg.close()
     assert errors == []
     assert requests == [html.as_uri()]  # self-contained: nothing else is fetched
 

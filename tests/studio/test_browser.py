@@ -10,8 +10,6 @@ the page. Screenshots go to the test's temporary folder (no pixel asserts).
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from pathlib import Path
 
@@ -25,19 +23,8 @@ from racecert.studio.server import background
 from tests.studio.conftest import TRACKS, make_app, open_field
 from tests.studio.test_document import same
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = os.environ.get("RACECERT_CHROMIUM") or shutil.which("chromium")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.fail("Debian's chromium is needed: apt-get install -y chromium (make test "
-                    "installs it), or set RACECERT_CHROMIUM to its path")
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
+pytest.importorskip("playwright.sync_api")
+# the `browser` fixture (one chromium for every studio browser test) is in conftest.py
 
 
 class Page:

@@ -19,7 +19,7 @@ from racecert.analysis.svg import COLORS
 from racecert.model.parse import load_track
 from racecert.studio.server import background
 from tests.studio.conftest import TRACKS, make_app, open_field
-from tests.studio.test_browser import Page, browser  # noqa: F401  (the browser fixture)
+from tests.studio.test_browser import Page
 
 SVG = "{http://www.w3.org/2000/svg}"
 ANALYSIS = {COLORS[k].lower() for k in ("yellow", "green", "blue", "red")}
@@ -66,7 +66,7 @@ def standings(p: Page) -> tuple[str, list[str], list[list[str]]]:
     return caption, head, rows
 
 
-def test_race_layer_palette_standings_and_export(browser, tmp_path: Path) -> None:  # noqa: F811
+def test_race_layer_palette_standings_and_export(browser, tmp_path: Path) -> None:
     race = pytest.importorskip("racecert.race")
     from racecert.race.replay import CAR_COLORS, finish_steps, standings_at, timeline
     from racecert.race.standings import standings_rows
@@ -165,7 +165,7 @@ def test_race_layer_palette_standings_and_export(browser, tmp_path: Path) -> Non
         p.close()
 
 
-def test_an_export_without_analysis_is_the_track_and_the_car(browser, tmp_path: Path) -> None:  # noqa: F811
+def test_an_export_without_analysis_is_the_track_and_the_car(browser, tmp_path: Path) -> None:
     f = tmp_path / "field.toml"
     f.write_text(open_field(12, 7, r'A \"quoted\" <name> & more'))  # TOML escapes
     with background(make_app(tmp_path, initial=f)) as url:
@@ -181,7 +181,7 @@ def test_an_export_without_analysis_is_the_track_and_the_car(browser, tmp_path: 
         p.close()
 
 
-def test_a_jobs_progress_stays_in_view(browser, tmp_path: Path) -> None:  # noqa: F811
+def test_a_jobs_progress_stays_in_view(browser, tmp_path: Path) -> None:
     big = tmp_path / "big.toml"
     big.write_text(open_field(200, 200, "Big"))
     with background(make_app(tmp_path, initial=big)) as url:

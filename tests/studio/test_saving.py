@@ -22,7 +22,7 @@ from racecert.studio.app import StudioConfig, create_app
 from racecert.studio.files import FileAccessError, Roots, bundled_tracks, is_new_track
 from racecert.studio.server import background
 from tests.studio.conftest import TRACKS, make_app, studio_client
-from tests.studio.test_browser import Page, browser  # noqa: F401  (the browser fixture)
+from tests.studio.test_browser import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -115,7 +115,7 @@ def beforeunload_asks(p: Page) -> bool:
 
 
 def test_a_bundled_track_is_saved_into_the_start_folder_and_unsaved_is_marked(
-        browser, tmp_path: Path, monkeypatch) -> None:  # noqa: F811
+        browser, tmp_path: Path, monkeypatch) -> None:
     other, here = tmp_path / "other", tmp_path / "here"
     other.mkdir()
     here.mkdir()
@@ -162,7 +162,7 @@ def test_a_bundled_track_is_saved_into_the_start_folder_and_unsaved_is_marked(
 
 
 def test_a_new_track_file_is_drawn_and_saved_where_it_was_named(
-        browser, tmp_path: Path) -> None:  # noqa: F811
+        browser, tmp_path: Path) -> None:
     target = tmp_path / "ring.toml"
     with background(make_app(tmp_path, initial=target)) as url:
         p = Page(browser, url)
