@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 
 from racecert.certification.context import CertifyContext, CheckResult, MethodKind, Verdict
+from racecert.certification.proof_files import NOT_WRITTEN, proof_target, track_slug
 from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.geometry import Geometry
 from racecert.independent.kinematics import MAX_CUTS, Cut, KinematicsModel, Refinement, refine
@@ -130,6 +131,7 @@ def sat_lower_bound(ctx: CertifyContext, track: Track, g: Geometry, model: Kinem
     ctx.report(f"SAT kinematics CNF at T = {m - 1} ({len(cuts)} cuts, budget "
                f"{KINEMATICS_SAT_CONFLICTS:,} conflicts) with a DRUP proof check", 0, None)
     record: list[SatSolve] = []
+    path = proof_target(ctx.out_dir, f"{track_slug(track.name)}-kinematics-T{m - 1}.drup")
 
     def out(value: object, verdict: Verdict, reason: str, work: str = "",
             arte: tuple[tuple[str, str], ...] = ()) -> CheckResult:
@@ -139,7 +141,7 @@ def sat_lower_bound(ctx: CertifyContext, track: Track, g: Geometry, model: Kinem
 
     try:
         r = refine(track, m - 1, budget=KINEMATICS_SAT_CONFLICTS, cuts=cuts, geometry=g,
-                   model=model, backend=sat_backend(record=record))
+                   model=model, backend=sat_backend(record=record, proof_path=path))
     except SizeBudgetExceeded as e:
         return out(None, Verdict.SKIPPED, str(e))
     last = record[-1] if record else None
@@ -151,8 +153,13 @@ def sat_lower_bound(ctx: CertifyContext, track: Track, g: Geometry, model: Kinem
         return out(f"<= {len(r.positions) - 1}", Verdict.DISAGREE,
                    f"a valid trajectory arriving within {m - 1} moves (a SAT model replayed "
                    "by the independent geometry)", work, (("witness", str(r.positions)),))
+    if last is not None and last.rejected:
+        return out("unproven", Verdict.DISAGREE, f"at T = {m - 1} the solver answered UNSAT "
+                   f"but its DRUP proof was rejected ({last.checker})", work,
+                   (("proof check", "rejected"),))
     if r.status != "infeasible":
         return out(None, Verdict.TIMEOUT, f"at T = {m - 1}: {r.reason}", work)
     checker = last.checker if last is not None else ""
     return out(f"> {m - 1}", Verdict.AGREE, f"T = {m - 1} UNSAT; DRUP proof checked "
-               f"({checker})", work, (("proof check", "verified"),))
+               f"({checker})", work, (("proof", str(path) if path else NOT_WRITTEN),
+                                      ("proof check", "verified")))

@@ -59,6 +59,22 @@ class ProofPair:
     proof_sha256: str
 
 
+def proof_target(out_dir: str | Path | None, name: str) -> Path | None:
+    """Where a check writes a proof: in `out_dir`, or nowhere when none is given (the
+    checker reads the proof from memory, so no temp folder is left behind on any exit
+    path)."""
+    if out_dir is None:
+        return None
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / name
+
+
+def track_slug(name: str) -> str:
+    """A track's name as a proof file's stem: lower case, every other character '-'."""
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "track"
+
+
 def sha256_file(path: Path) -> str:
     """The SHA-256 of a file's bytes in hex (read in chunks: proofs reach 100 MB)."""
     digest = hashlib.sha256()

@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from racecert.certification.context import CertifyContext, CheckResult, MethodKind, Verdict
+from racecert.certification.proof_files import proof_target, track_slug
 from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.drup import DrupResult, check_drup
 from racecert.independent.geometry import Geometry
@@ -181,7 +182,7 @@ def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None
             "closure states x steps",
             note=f"{len(closure):,} closure states x m* = {m_star}; pure-Python encoder "
                  "and proof checker")
-    proof_path = _proof_path(out_dir, f"{_slug(track.name)}-T{m_star - 1}.drup")
+    proof_path = proof_target(out_dir, f"{track_slug(track.name)}-T{m_star - 1}.drup")
     lower, st = _lower_bound(track, successors, s0, m_star, k, closure, proof_path, solver)
     upper, sat_s = _upper_bound(track, successors, s0, m_star, k, closure, solver)
     return SatCertificate(m_star, lower, upper, len(table), table_s, len(closure), st["vars"],
@@ -301,7 +302,7 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
         raise ValueError("m* must be at least 2 for a lower bound at m*-1")
     if table is None:
         table = race_table(track)
-    proof_path = _proof_path(out_dir, f"{_slug(track.name)}-onehot-T{m_star - 1}.drup")
+    proof_path = proof_target(out_dir, f"{track_slug(track.name)}-onehot-T{m_star - 1}.drup")
     t0 = time.perf_counter()
     tried: list[tuple[OneHotCnf, OneHotSolve, float]] = []
     for backward, cells in ONEHOT_DOMAINS:
@@ -325,20 +326,6 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
                              len(cnf.clauses), build_s, res.seconds, len(res.proof_lines),
                              res.proof_bytes, drup.lemmas_checked if drup else 0,
                              drup.seconds if drup else 0.0, sat_s, drup)
-
-
-def _proof_path(out_dir: str | Path | None, name: str) -> Path | None:
-    """Where a proof is written: in `out_dir`, or nowhere when none is given (the checker
-    reads the proof from memory, so no temp folder is left behind on any exit path)."""
-    if out_dir is None:
-        return None
-    directory = Path(out_dir)
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory / name
-
-
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "track"
 
 
 def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None

@@ -28,6 +28,7 @@ import time
 
 from racecert.certification.context import CertifyContext, CheckResult, MethodKind, Verdict
 from racecert.certification.evidence import continuable_counts, independent_search
+from racecert.certification.proof_files import track_slug
 from racecert.independent.sat import DEFAULT_CONFLICT_BUDGET, SolverBudgetExceeded
 from racecert.independent.sat_continuation import (
     ContinuationBudget,
@@ -55,10 +56,6 @@ def _oracle_states(ctx: CertifyContext, race: bool) -> dict[tuple[int, ...], boo
         s = arr.state(i)
         out[(s.x, s.y, s.vx, s.vy, s.layer, s.progress if race else 0)] = bool(answers[i])
     return out
-
-
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "track"
 
 
 def check_sat_continuity(ctx: CertifyContext) -> list[CheckResult]:
@@ -95,7 +92,7 @@ def check_sat_continuity(ctx: CertifyContext) -> list[CheckResult]:
     try:
         verdicts, work = decide_continuations(
             ctx.track, sources, phase, proof_dir=proof_dir,
-            proof_stem=f"{_slug(ctx.track.name)}-continuity",
+            proof_stem=f"{track_slug(ctx.track.name)}-continuity",
             progress=lambda done, total: ctx.report(
                 f"final states by SAT (conflict budget {DEFAULT_CONFLICT_BUDGET:,} per solve), "
                 "DRUP proofs checked", done, total))

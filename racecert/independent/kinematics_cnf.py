@@ -66,6 +66,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from racecert.independent.budgets import SizeBudgetExceeded
@@ -78,7 +79,7 @@ from racecert.independent.kinematics import (
     Position,
     Rect,
 )
-from racecert.independent.sat import DEFAULT_CONFLICT_BUDGET
+from racecert.independent.sat import DEFAULT_CONFLICT_BUDGET, write_dimacs
 from racecert.model.track import Line
 
 MAX_CLAUSES = 3_000_000
@@ -313,15 +314,18 @@ class SatSolve:
     proof_lines: int
     proof_bytes: int
     checker: str
+    rejected: bool = False  # UNSAT, but the DRUP checker refused the proof
 
 
 def solve_cnf(m: KinematicsModel, conflict_budget: float = DEFAULT_CONFLICT_BUDGET,
-              *, solver: str = "glucose4") -> SatSolve:
+              *, solver: str = "glucose4", proof_path: Path | None = None) -> SatSolve:
     """Solve the CNF of `m` within `conflict_budget` conflicts: ``feasible`` with the
     positions up to the first arrival of the model, ``infeasible`` only when the solver's
     DRUP proof checks (`check_drup`), else ``unknown`` (the budget ran out, or the proof
     was rejected: `solve.solver_status` says which). `SizeBudgetExceeded` past
-    `MAX_CLAUSES`, before anything is built."""
+    `MAX_CLAUSES`, before anything is built. When UNSAT and `proof_path` is given, the
+    proof is written there and the formula beside it in DIMACS (suffix ``.cnf``), for an
+    outside checker."""
     from pysat.solvers import Solver
 
     cnf = encode(m)
@@ -334,19 +338,23 @@ def solve_cnf(m: KinematicsModel, conflict_budget: float = DEFAULT_CONFLICT_BUDG
         proof = list(sat.get_proof() or ()) if answer is False else []
 
     def out(status: Literal["feasible", "infeasible", "unknown"], note: str,
-            positions: tuple[Position, ...] = (), checker: str = "") -> SatSolve:
+            positions: tuple[Position, ...] = (), checker: str = "",
+            rejected: bool = False) -> SatSolve:
         return SatSolve(KinematicsSolve(status, positions, conflicts, note), cnf.nvars,
                         len(cnf.clauses), cnf.midpoints, len(proof),
-                        sum(len(line) + 1 for line in proof), checker)
+                        sum(len(line) + 1 for line in proof), checker, rejected)
 
     if answer is None:
         return out("unknown", f"{solver}: conflict budget of {int(conflict_budget):,} spent")
     if model is not None:
         return out("feasible", f"{solver}: a model", _positions(cnf, set(model)))
+    if proof_path is not None:
+        proof_path.write_text("".join(line + "\n" for line in proof))
+        write_dimacs(cnf.clauses, proof_path.with_suffix(".cnf"))
     drup = check_drup(cnf.clauses, proof)
     if not drup.verified:
         return out("unknown", f"{solver}: UNSAT, but the DRUP proof was rejected: "
-                   f"{drup.reason}", checker=drup.reason)
+                   f"{drup.reason}", checker=drup.reason, rejected=True)
     return out("infeasible", f"{solver}: UNSAT, DRUP proof of {len(proof):,} lines checked",
                checker=drup.reason)
 
@@ -360,13 +368,14 @@ def _positions(cnf: KinematicsCnf, true: set[int]) -> tuple[Position, ...]:
     return tuple((value(cnf.xs[t]), value(cnf.ys[t])) for t in range(first + 1))
 
 
-def sat_backend(solver: str = "glucose4", record: list[SatSolve] | None = None
-                ) -> Backend:
+def sat_backend(solver: str = "glucose4", record: list[SatSolve] | None = None,
+                proof_path: Path | None = None) -> Backend:
     """The CNF as `refine`'s solver: budgets in conflicts, UNSAT only with a checked proof.
     Each solve's `SatSolve` is appended to `record` when one is given (the certificate
-    reports the CNF's and the proof's sizes)."""
+    reports the CNF's and the proof's sizes); a refutation's proof and formula go to
+    `proof_path` when one is given (`solve_cnf`)."""
     def run(m: KinematicsModel, budget: float) -> KinematicsSolve:
-        r = solve_cnf(m, budget, solver=solver)
+        r = solve_cnf(m, budget, solver=solver, proof_path=proof_path)
         if record is not None:
             record.append(r)
         return r.solve

@@ -33,13 +33,14 @@ def test_the_documented_certificate_is_reproduced(tmp_path: Path,
     stems = {n.rsplit(".", 1)[0] for n in names if n.endswith((".cnf", ".drup"))}
     assert all(f"{s}.cnf" in names and f"{s}.drup" in names for s in stems)
     assert all(re.search(r"-[0-9a-f]{16}$", s) for s in stems)  # the content's SHA-256
-    assert sum(bool(re.search(r"-T16-[0-9a-f]{16}$", s)) for s in stems) == 2
+    assert sum(bool(re.search(r"-T16-[0-9a-f]{16}$", s)) for s in stems) == 3
     assert sum(bool(re.search(r"-onehot-T16-[0-9a-f]{16}$", s)) for s in stems) == 1
+    assert sum(bool(re.search(r"-kinematics-T16-[0-9a-f]{16}$", s)) for s in stems) == 1
     assert sum("-continuity-" in s for s in stems) == 6
     shown_pair = re.search(r"drat-trim DIR/(\S+)\.cnf", doc)  # the outside checker's example
     assert shown_pair is not None and shown_pair.group(1) in stems
     code = main(["certify", "--verify", str(out)])
     stdout, stderr = capsys.readouterr()
     assert code == 0, stdout + stderr
-    assert stdout == (f"{out}: verified: 8 proofs and their formulas have their SHA-256 "
+    assert stdout == (f"{out}: verified: 9 proofs and their formulas have their SHA-256 "
                         "and every proof refutes its formula (DRUP check)\n")

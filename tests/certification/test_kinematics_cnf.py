@@ -152,3 +152,31 @@ def test_an_open_area_is_refuted_by_unit_propagation() -> None:
     assert r.solve.status == "infeasible" and r.proof_lines == 0
     assert "unit propagation" in r.checker
     assert solve_cnf(KinematicsModel.of(OPEN, m)).solve.status == "feasible"
+
+
+def test_a_rejected_proof_is_a_disagreement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corruption of the checker's input: the solver's UNSAT stands, but its proof does not
+    check (here: the checker refuses every proof); the check must not agree."""
+    from racecert.independent import kinematics_cnf
+    from racecert.independent.drup import DrupResult
+
+    def refuse(clauses, proof):  # noqa: ANN001, ANN202 - the checker's signature
+        return DrupResult(False, 0, 0, None, "no empty clause derived", 0.0)
+
+    monkeypatch.setattr(kinematics_cnf, "check_drup", refuse)
+    track = SMALL["candelabro"]
+    ctx = ctx_of(track)
+    sat = next(r for r in check_m_star_kinematics(ctx) if r.figure == SAT_FIGURE)
+    assert sat.verdict == Verdict.DISAGREE and sat.method_value == "unproven", sat.reason
+    assert dict(sat.artefacts)["proof check"] == "rejected"
+
+
+def test_the_proof_and_its_formula_are_written_for_an_outside_checker(tmp_path: Path) -> None:
+    track = SMALL["tiny_circuit_nocont"]
+    ctx = dataclasses.replace(ctx_of(track), out_dir=tmp_path)
+    sat = next(r for r in check_m_star_kinematics(ctx) if r.figure == SAT_FIGURE)
+    proof = Path(dict(sat.artefacts)["proof"])
+    assert sat.verdict == Verdict.AGREE and proof.parent == tmp_path
+    from racecert.independent.drup import read_dimacs, read_proof
+    clauses, _ = read_dimacs(proof.with_suffix(".cnf"))
+    assert check_drup(clauses, read_proof(proof)).verified

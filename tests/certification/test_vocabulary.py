@@ -64,8 +64,9 @@ def test_a_check_over_its_size_budget_is_skipped_and_confirms_nothing(
 def test_second_implementation_only_gets_the_headline_note(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Corruption: with every move table over its size budget, no table-based solver model
-    runs; the count and green/blue rest on the second implementation alone, m* on it and
-    the integer-kinematics CP-SAT model (which needs no move table). The certificate is
+    runs; the count and green/blue rest on the second implementation alone, m* on it, the
+    integer-kinematics CP-SAT model and the same model as a CNF with a checked proof
+    (neither needs a move table). The certificate is
     still `certified` (every figure confirmed) but says so, per figure and in the
     headline, and every table-based check says `skipped`, none `timeout`."""
     def over(track, starts, what, **_):
@@ -83,7 +84,8 @@ def test_second_implementation_only_gets_the_headline_note(
         assert figures[name].confirmed_by == (SECOND,), name
         assert figures[name].second_implementation_only == \
             "solver models skipped: size budget", name
-    assert figures["m_star"].confirmed_by == (SECOND, MethodKind.SOLVER_MODEL)
+    assert figures["m_star"].confirmed_by == (SECOND, MethodKind.CHECKED_PROOF,
+                                              MethodKind.SOLVER_MODEL)
     assert not figures["m_star"].second_implementation_only
     assert not any(r.verdict == Verdict.TIMEOUT for r in c.results)
     skipped = [r for r in c.results if r.verdict == Verdict.SKIPPED]
@@ -91,7 +93,8 @@ def test_second_implementation_only_gets_the_headline_note(
     assert c.headline.startswith("CERTIFIED: every figure confirmed by an independent check")
     assert "by the second implementation only: optimal_count" in c.headline
     j = json.loads(json.dumps(c.to_json()))
-    assert j["figures"]["m_star"]["confirmed_by"] == ["second-implementation", "solver-model"]
+    assert j["figures"]["m_star"]["confirmed_by"] == [
+        "second-implementation", "solver-model-checked-proof", "solver-model"]
     assert j["headline"] == c.headline
 
 
