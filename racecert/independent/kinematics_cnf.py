@@ -38,24 +38,12 @@ UNSAT answer whose proof checks is a lower bound. `sat_backend` makes this CNF t
 solver of `racecert.independent.kinematics.refine`: the same cuts, the same replay of
 every solution by the independent geometry, and a witness at m* read off a model.
 
->>> from racecert.model.parse import parse_track
+The bundled straight (m* = 3: 1 + 2 + 3 cells to the finish):
+
+>>> from racecert.model.bundled import track_path
+>>> from racecert.model.parse import load_track
 >>> from racecert.independent.kinematics import KinematicsModel
->>> t = parse_track(b'''name = "strip"
-... kind = "stage"
-... [car]
-... position = [1, 1]
-... direction = "+x"
-... [start]
-... x = 1
-... y = [1, 1]
-... dir = "+x"
-... [finish]
-... x = 6
-... y = [1, 1]
-... dir = "+x"
-... [map]
-... ground = "##########\\n#........#\\n##########"
-... ''', "strip.toml")
+>>> t = load_track(track_path("tiny_straight"))
 >>> [solve_cnf(KinematicsModel.of(t, h)).solve.status for h in (2, 3)]
 ['infeasible', 'feasible']
 >>> solve_cnf(KinematicsModel.of(t, 3)).solve.positions
