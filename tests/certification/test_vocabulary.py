@@ -83,9 +83,11 @@ def test_second_implementation_only_gets_the_headline_note(
     assert figures["optimal_count"].confirmed_by == (SECOND,)
     assert figures["optimal_count"].second_implementation_only == \
         "solver models skipped: size budget"
-    for name in ("m_star", "green_length", "blue_ties"):
+    for name in ("green_length", "blue_ties"):
         assert figures[name].confirmed_by == (SECOND, MethodKind.SOLVER_MODEL), name
         assert not figures[name].second_implementation_only, name
+    assert figures["m_star"].confirmed_by == (SECOND, MethodKind.SOLVER_MODEL)
+    assert not figures["m_star"].second_implementation_only
     assert not any(r.verdict == Verdict.TIMEOUT for r in c.results)
     skipped = [r for r in c.results if r.verdict == Verdict.SKIPPED]
     assert skipped and all("size budget of 7 states" in r.reason for r in skipped)
