@@ -28,6 +28,9 @@ h is the exact least cost-to-go by a backward pass, and is then checked to be
 dual-feasible (h(src) <= c(e) + h(dst) on every move, h <= c on every arriving move):
 by telescoping any such h is a lower bound, so the constraints remove no trajectory of
 the band, only dead ends. The enumeration then branches step by step (a fixed search).
+The same checked potential bounds the objective before the optimisation (the cost is at
+least h(start); for blue the deficit), with a hint of a DAG path attaining it, so CP-SAT
+meets the proven bound at its first solution instead of searching the flow model.
 
 `racecert.independent.cpsat_lengths.extreme_length` optimises the scaled length over it
 and decides the error band exactly. What this confirms is "CP-SAT over this DAG": the DAG
