@@ -17,7 +17,7 @@ from racecert.certification.checks_cpsat import (
 )
 from racecert.certification.context import MethodKind, NamedCheck
 from racecert.certification.dag_checks import check_dag_figures
-from racecert.certification.green_blue_checks import check_green_blue
+from racecert.certification.green_blue_checks import check_green_blue, check_green_blue_dag
 from racecert.certification.kinematics_checks import check_m_star_kinematics
 from racecert.certification.laps_checks import check_kind, check_m_cont, check_m_cont_editor
 from racecert.certification.sat_checks import check_sat
@@ -52,6 +52,8 @@ CHECKS: tuple[NamedCheck, ...] = (
     NamedCheck("m* by SAT: checked DRUP lower bound, replayed upper bound", check_sat),
     NamedCheck("green/blue by CP-SAT optimisation: exact extreme lengths and ties",
                check_green_blue, MODEL),
+    NamedCheck("green/blue by CP-SAT over the independent search's optimal DAG: exact "
+               "extreme lengths and ties", check_green_blue_dag, MODEL),
     NamedCheck("green/blue, yellow, coverage, score over the independent DAG",
                check_dag_figures, SECOND),
 )

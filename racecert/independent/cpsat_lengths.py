@@ -19,6 +19,13 @@ structural in sympy (sqrt(n) is normalised to k*sqrt(squarefree), and square
 roots of distinct squarefree integers are linearly independent over Q); order
 is sympy's exact sign decision.
 
+The optimisation and the band are posed over a `LengthModel`: the time-indexed
+`RaceModel` of `racecert.independent.cpsat` (every T-move trajectory of a move table),
+or any other model of T-move trajectories with one scaled weight per move
+(`racecert.independent.cpsat_dag`: the moves of an optimal layered DAG). Trajectories
+whose moves have the same multiset of squared lengths have the same exact length, so
+sympy sums each multiset once.
+
 Bounds: each solve has a deterministic-time budget, and the band enumeration a
 solution cap; past either the result says `timeout` with the budget named.
 
@@ -35,8 +42,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import sympy
 from ortools.sat.python import cp_model
@@ -81,8 +89,46 @@ def exact_length(positions: tuple[tuple[int, int], ...]) -> sympy.Expr:
                        for a, b in zip(positions, positions[1:], strict=False)))
 
 
-def _weighted(m: RaceModel) -> tuple[cp_model.CpModel, list, list, cp_model.LinearExpr]:
-    """The model with one weight variable per move and the total scaled cost."""
+@dataclass(frozen=True)
+class Weighted:
+    """A CP-SAT model of T-move trajectories with its scaled cost (sum of `move_weight`).
+
+    `read` are the variables a solution is read from, and `positions` turns their values
+    into the trajectory's positions p_0..p_T (so a model may read one variable per step).
+    `band`, where given, is called as ``band(which, bound)`` before the band enumeration
+    with the band's cost limit (cost <= bound for green, >= bound for blue) and adds
+    constraints *implied* by it and the model (never removing a solution of the band),
+    so that the enumeration prunes early; it may also fix the search order
+    (`fixed_search`). Without it the band is the bare cost constraint. `optimise`, where
+    given, is called as ``optimise(which)`` before the optimisation and may add an
+    implied bound on the objective (one a checked certificate proves) and a hint.
+    `presolve` False turns CP-SAT's presolve, probing and LP relaxation off (a model
+    whose implied constraints already propagate what they would find, and where they
+    would cost more than the solve).
+    """
+
+    model: cp_model.CpModel
+    cost: cp_model.LinearExpr
+    read: Sequence[cp_model.IntVar]
+    positions: Callable[[tuple[int, ...]], tuple[tuple[int, int], ...]]
+    band: Callable[[Which, int], None] | None = None
+    fixed_search: bool = False
+    optimise: Callable[[Which], None] | None = None
+    presolve: bool = True
+
+
+class LengthModel(Protocol):
+    """What `extreme_length` optimises over: `horizon` moves, `weighted()` builds a fresh
+    model whose solutions are exactly the trajectories considered (each once)."""
+
+    @property
+    def horizon(self) -> int: ...
+
+    def weighted(self) -> Weighted: ...
+
+
+def _weighted(m: RaceModel) -> Weighted:
+    """The race model with one weight variable per move and the total scaled cost."""
     md, v = build(m)
     vmax = max([max(abs(r[2] - r[0]), abs(r[3] - r[1])) for r in m.rows] or [0])
     table = [(dx, dy, move_weight(dx, dy)) for dx in range(-vmax, vmax + 1)
@@ -97,44 +143,81 @@ def _weighted(m: RaceModel) -> tuple[cp_model.CpModel, list, list, cp_model.Line
         w = md.NewIntVar(0, wmax, f"w{t}")
         md.AddAllowedAssignments([dx, dy, w], table)
         weights.append(w)
-    return md, v.x, v.y, sum(weights)
+    n = len(v.x)
+    return Weighted(md, sum(weights), [*v.x, *v.y],
+                    lambda vals: tuple(zip(vals[:n], vals[n:], strict=True)))
 
 
-def _solver(budget: float) -> cp_model.CpSolver:
+@dataclass(frozen=True)
+class _RaceLengths:
+    """A `RaceModel` (``exact`` arrival) as a `LengthModel`."""
+
+    race: RaceModel
+
+    @property
+    def horizon(self) -> int:
+        return self.race.horizon
+
+    def weighted(self) -> Weighted:
+        return _weighted(self.race)
+
+
+def _solver(budget: float, w: Weighted) -> cp_model.CpSolver:
     s = cp_model.CpSolver()
     s.parameters.num_workers = 1
     s.parameters.max_deterministic_time = budget
+    if not w.presolve:
+        s.parameters.cp_model_presolve = False
+        s.parameters.cp_model_probing_level = 0
+        s.parameters.linearization_level = 0
     return s
 
 
-class _Band(cp_model.CpSolverSolutionCallback):
-    """Collects every solution's positions, stopping past `cap`."""
+def _key(p: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    """The sorted squared move lengths: equal keys, equal exact lengths."""
+    return tuple(sorted((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2
+                        for a, b in zip(p, p[1:], strict=False)))
 
-    def __init__(self, xs: list, ys: list, cap: int) -> None:
+
+class _Band(cp_model.CpSolverSolutionCallback):
+    """Per multiset of squared move lengths: how many solutions, and the least positions;
+    stops past `cap` solutions."""
+
+    def __init__(self, w: Weighted, cap: int) -> None:
         super().__init__()
-        self.xs, self.ys, self.cap = xs, ys, cap
-        self.found: list[tuple[tuple[int, int], ...]] = []
+        self.w, self.cap = w, cap
+        self.found = 0
+        self.classes: dict[tuple[int, ...], list] = {}  # key -> [count, least positions]
         self.over = False
 
     def on_solution_callback(self) -> None:
-        if len(self.found) >= self.cap:
+        if self.found >= self.cap:
             self.over = True
             self.StopSearch()
             return
-        self.found.append(tuple((self.Value(x), self.Value(y))
-                                for x, y in zip(self.xs, self.ys, strict=True)))
+        self.found += 1
+        p = self.w.positions(tuple(self.Value(v) for v in self.w.read))
+        c = self.classes.setdefault(_key(p), [0, p])
+        c[0] += 1
+        c[1] = min(c[1], p)
 
 
-def extreme_length(m: RaceModel, which: Which, *, budget: float = 60.0,
+def extreme_length(m: RaceModel | LengthModel, which: Which, *, budget: float = 60.0,
                    band_cap: int = 100_000) -> LengthExtreme:
     """Green (least) or blue (greatest) exact length over the T-move trajectories of `m`
-    (``exact`` arrival), with the exact number of trajectories of that length."""
-    if m.arrival != "exact":
-        raise ValueError("extreme_length needs arrival='exact' (stays have no length)")
+    (a `RaceModel` with ``exact`` arrival, or any `LengthModel`), with the exact number of
+    trajectories of that length."""
+    if isinstance(m, RaceModel):
+        if m.arrival != "exact":
+            raise ValueError("extreme_length needs arrival='exact' (stays have no length)")
+        m = _RaceLengths(m)
     t0 = time.perf_counter()
-    md, xs, ys, cost = _weighted(m)
+    w = m.weighted()
+    md, cost = w.model, w.cost
     md.Minimize(cost) if which == "green" else md.Maximize(cost)
-    solver = _solver(budget)
+    if w.optimise is not None:
+        w.optimise(which)
+    solver = _solver(budget, w)
     st = cpsat_solve(solver, md)
     spent = solver.deterministic_time
 
@@ -148,28 +231,33 @@ def extreme_length(m: RaceModel, which: Which, *, budget: float = 60.0,
         return result("timeout", reason=f"optimisation used its budget of {budget:g} "
                                         f"deterministic time units ({solver.StatusName(st)})")
     best = int(solver.ObjectiveValue())
-    md2, xs2, ys2, cost2 = _weighted(m)
-    if which == "green":
-        md2.Add(cost2 <= best + m.horizon)
-    else:
-        md2.Add(cost2 >= best - m.horizon)
-    enum = _solver(budget)
+    md.ClearObjective()
+    md.ClearHints()
+    bound = best + m.horizon if which == "green" else best - m.horizon
+    md.Add(cost <= bound) if which == "green" else md.Add(cost >= bound)
+    if w.band is not None:
+        w.band(which, bound)
+    enum = _solver(budget, w)
     enum.parameters.enumerate_all_solutions = True
-    band = _Band(xs2, ys2, band_cap)
-    st2 = cpsat_solve(enum, md2, band)
+    if w.fixed_search:
+        enum.parameters.search_branching = cp_model.FIXED_SEARCH
+    band = _Band(w, band_cap)
+    st2 = cpsat_solve(enum, md, band)
     spent += enum.deterministic_time
     if band.over:
-        return result("timeout", band=len(band.found),
-                      reason=f"more than {band_cap:,} trajectories in the error band")
+        return result("timeout", band=band.found,
+                      reason=f"more than {band_cap:,} trajectories in the error band (its "
+                             "size budget): the exact comparison was not made")
     if st2 != cp_model.OPTIMAL:
-        return result("timeout", band=len(band.found),
+        return result("timeout", band=band.found,
                       reason=f"band enumeration used its budget of {budget:g} deterministic "
                              f"time units ({enum.StatusName(st2)})")
-    lengths = [(exact_length(p), p) for p in band.found]
+    lengths = [(exact_length(c[1]), c) for c in band.classes.values()]
     extreme = lengths[0][0]
     for length, _ in lengths[1:]:
         if length != extreme and bool((length < extreme) if which == "green"
                                       else (length > extreme)):
             extreme = length
-    tied = sorted(p for length, p in lengths if length == extreme)
-    return result("optimal", extreme, len(tied), len(band.found), tied[0])
+    tied = [c for length, c in lengths if length == extreme]
+    return result("optimal", extreme, sum(c[0] for c in tied), band.found,
+                  min(c[1] for c in tied))

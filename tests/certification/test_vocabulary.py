@@ -64,9 +64,10 @@ def test_a_check_over_its_size_budget_is_skipped_and_confirms_nothing(
 def test_second_implementation_only_gets_the_headline_note(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Corruption: with every move table over its size budget, no table-based solver model
-    runs; the count and green/blue rest on the second implementation alone, m* on it, the
-    integer-kinematics CP-SAT model and the same model as a CNF with a checked proof
-    (neither needs a move table). The certificate is
+    runs; the count rests on the second implementation alone, m* on it, the
+    integer-kinematics CP-SAT model and the same model as a CNF with a checked proof,
+    green/blue on it and the CP-SAT model over the independent DAG (none needs a move
+    table). The certificate is
     still `certified` (every figure confirmed) but says so, per figure and in the
     headline, and every table-based check says `skipped`, none `timeout`."""
     def over(track, starts, what, **_):
@@ -80,10 +81,12 @@ def test_second_implementation_only_gets_the_headline_note(
         movetable.clear_closure_cache()
     assert c.status == "certified"
     figures = {f.name: f for f in c.figures}
-    for name in ("optimal_count", "green_length", "blue_ties"):
-        assert figures[name].confirmed_by == (SECOND,), name
-        assert figures[name].second_implementation_only == \
-            "solver models skipped: size budget", name
+    assert figures["optimal_count"].confirmed_by == (SECOND,)
+    assert figures["optimal_count"].second_implementation_only == \
+        "solver models skipped: size budget"
+    for name in ("green_length", "blue_ties"):
+        assert figures[name].confirmed_by == (SECOND, MethodKind.SOLVER_MODEL), name
+        assert not figures[name].second_implementation_only, name
     assert figures["m_star"].confirmed_by == (SECOND, MethodKind.CHECKED_PROOF,
                                               MethodKind.SOLVER_MODEL)
     assert not figures["m_star"].second_implementation_only
