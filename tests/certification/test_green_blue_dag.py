@@ -115,10 +115,20 @@ def test_a_dag_over_the_size_budget_is_skipped(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_a_band_over_its_budget_is_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """espiral's blue has 432 tied trajectories: a band budget of 100 stops the exact
-    comparison, and the check says `timeout`, never agreement."""
+    """espiral's blue has 432 tied trajectories. An oracle that claims more ties than the
+    band budget (100 here) gets `skipped` up front; one that claims fewer (50: a
+    corruption) has the enumeration run past the budget, and the check says `timeout`,
+    never agreement."""
     monkeypatch.setattr(green_blue_checks, "BAND_CAP", 100)
-    res = green_blue_checks.check_green_blue_dag(_ctx(load_track(ROOT / "tracks/espiral.toml")))
+    ctx = _ctx(load_track(ROOT / "tracks/espiral.toml"))
+    res = green_blue_checks.check_green_blue_dag(ctx)
+    assert [r.verdict for r in res] == ["agree", "skipped"]
+    assert "claims 432 tied blue trajectories, over the band budget of 100" in res[1].reason
+    a = ctx.analysis
+    reps = dataclasses.replace(a.representatives,
+                               blue=dataclasses.replace(a.representatives.blue, ties=50))
+    lying = dataclasses.replace(ctx, analysis=dataclasses.replace(a, representatives=reps))
+    res = green_blue_checks.check_green_blue_dag(lying)
     assert [r.verdict for r in res] == ["agree", "timeout"]
     assert "more than 100 trajectories in the error band" in res[1].reason
     assert res[1].method_value is None
