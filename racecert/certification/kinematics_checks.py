@@ -156,7 +156,8 @@ def sat_lower_bound(ctx: CertifyContext, track: Track, g: Geometry, model: Kinem
     if last is not None and last.rejected:
         return out("unproven", Verdict.DISAGREE, f"at T = {m - 1} the solver answered UNSAT "
                    f"but its DRUP proof was rejected ({last.checker})", work,
-                   (("proof check", "rejected"),))
+                   (("proof", str(path) if path else NOT_WRITTEN),
+                    ("proof check", "rejected")))
     if r.status != "infeasible":
         return out(None, Verdict.TIMEOUT, f"at T = {m - 1}: {r.reason}", work)
     checker = last.checker if last is not None else ""

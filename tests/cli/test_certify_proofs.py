@@ -79,13 +79,13 @@ def test_same_name_and_m_star_keep_separate_proofs(folder: Path,
     da, db = json.loads(a.read_text()), json.loads(b.read_text())
     assert da["track"]["name"] == db["track"]["name"]
     assert da["bfs"]["exact"]["m_star"] == db["bfs"]["exact"]["m_star"] == 3
-    assert len(pairs(a)) == len(pairs(b)) == 2
+    assert len(pairs(a)) == len(pairs(b)) == 3  # reachability-cut, one-hot, kinematics
     assert names(a).isdisjoint(names(b))
     assert sorted(p.name for p in folder.iterdir()) == sorted({"a.json", "b.json"}
                                                               | names(a) | names(b))
     for cert in (a, b):
         code, out, err = verify(cert, capsys)
-        assert (code, err) == (0, "") and out == [f"{cert}: verified: 2 proofs and their "
+        assert (code, err) == (0, "") and out == [f"{cert}: verified: 3 proofs and their "
                                                   "formulas have their SHA-256 and every "
                                                   "proof refutes its formula (DRUP check)"]
 
@@ -142,7 +142,7 @@ def test_swapped_proof_pair_is_caught(folder: Path, capsys: pytest.CaptureFixtur
     assert code == 1 and err == ""
     assert out[0].startswith(f"{folder / a.formula}: SHA-256 ")
     assert "differs from the certificate's" in out[0]
-    assert out[-1] == f"{folder / 'a.json'}: NOT verified: 1 problem in 2 proofs"
+    assert out[-1] == f"{folder / 'a.json'}: NOT verified: 1 problem in 3 proofs"
     assert verify(folder / "b.json", capsys)[0] == 0
 
 
@@ -185,7 +185,7 @@ def test_proof_copied_over_another_is_caught(circuit: Path, tmp_path: Path,
     folder = Path(shutil.copytree(circuit, tmp_path / "d"))
     assert verify(folder / "c.json", capsys)[0] == 0
     found = pairs(folder / "c.json")
-    assert len(found) == 8  # the two lower bounds of m* and six continuity refutations
+    assert len(found) == 9  # the three lower bounds of m* and six continuity refutations
     by_content = {}
     for p in found:
         by_content.setdefault(p.proof_sha256, p)
