@@ -86,11 +86,9 @@ def test_move_weights_are_rounded_within_half_a_unit() -> None:
             assert Fraction(2 * w - 1, 2) ** 2 <= n <= Fraction(2 * w + 1, 2) ** 2
 
 
-@pytest.mark.parametrize("text", [STRAIGHT, RING_TRACK])
-def test_extremes_equal_the_brute_force(text: str) -> None:
-    track = parse_track(text.encode())
-    m, lengths = brute_lengths(track)
-    model = race_model(track, move_table(track, m), m, "exact")
+def assert_extremes(model: object, lengths: list) -> tuple:
+    """Green and blue of `model` by `extreme_length` equal the brute force's least and
+    greatest `lengths` with their exact tie counts; returns (green, blue)."""
     least = min(lengths, key=lambda e: float(e))
     most = max(lengths, key=lambda e: float(e))
     green = extreme_length(model, "green", budget=30)
@@ -98,6 +96,14 @@ def test_extremes_equal_the_brute_force(text: str) -> None:
     assert green.status == blue.status == "optimal"
     assert green.length == least and green.ties == sum(x == least for x in lengths)
     assert blue.length == most and blue.ties == sum(x == most for x in lengths)
+    return green, blue
+
+
+@pytest.mark.parametrize("text", [STRAIGHT, RING_TRACK])
+def test_extremes_equal_the_brute_force(text: str) -> None:
+    track = parse_track(text.encode())
+    m, lengths = brute_lengths(track)
+    assert_extremes(race_model(track, move_table(track, m), m, "exact"), lengths)
 
 
 @settings(max_examples=12, suppress_health_check=list(HealthCheck))

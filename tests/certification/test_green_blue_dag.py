@@ -19,7 +19,13 @@ from racecert.independent.search import explore
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
 from tests.certification.test_geometry_crosscheck import RING_TRACK
-from tests.certification.test_green_blue import STRAIGHT, _ctx, _with_green, brute_lengths
+from tests.certification.test_green_blue import (
+    STRAIGHT,
+    _ctx,
+    _with_green,
+    assert_extremes,
+    brute_lengths,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,13 +42,7 @@ def test_dag_extremes_equal_the_brute_force(text: str) -> None:
     m, lengths = brute_lengths(track)
     model = DagLengths(_dag(track))
     assert model.horizon == m
-    least = min(lengths, key=lambda e: float(e))
-    most = max(lengths, key=lambda e: float(e))
-    green = extreme_length(model, "green", budget=30)
-    blue = extreme_length(model, "blue", budget=30)
-    assert green.status == blue.status == "optimal"
-    assert green.length == least and green.ties == sum(x == least for x in lengths)
-    assert blue.length == most and blue.ties == sum(x == most for x in lengths)
+    green, blue = assert_extremes(model, lengths)
     assert green.band >= green.ties and blue.band >= blue.ties
 
 
