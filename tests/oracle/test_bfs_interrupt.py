@@ -9,15 +9,10 @@ its first report). No timing assertion: the timeout only turns a hang into a fai
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 from benchmarks.generate import open_area
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.interrupting import assert_interrupted, ctrl_c_at
 
 
 def test_ctrl_c_stops_the_bfs_kernel(tmp_path: Path) -> None:
@@ -25,26 +20,7 @@ def test_ctrl_c_stops_the_bfs_kernel(tmp_path: Path) -> None:
     track.write_text(open_area(400, 200, 360))
     out = tmp_path / "out"
     out.mkdir()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path))
-    proc = subprocess.Popen([sys.executable, "-m", "racecert", "analyze", str(track),
-                             "-o", str(out / "a.json")], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        seen = []
-        for line in proc.stderr:  # progress lines on a redirected stderr
-            seen.append(line)
-            if line.startswith(("BFS", "analyze ")):
-                break
-        assert seen and seen[-1].startswith(("BFS", "analyze ")), seen
-        proc.send_signal(signal.SIGINT)
-        stdout, rest = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    err = "".join(seen) + rest
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err, err
-    assert err.strip().splitlines()[-1] == "interrupted"
+    code, stdout, err = ctrl_c_at(["analyze", str(track), "-o", str(out / "a.json")],
+                                  ("BFS", "analyze "), tmp_path)
+    assert_interrupted(code, err)
     assert stdout == "" and list(out.iterdir()) == []

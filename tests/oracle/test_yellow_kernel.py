@@ -11,10 +11,6 @@ Ctrl-C during a long yellow search.
 from __future__ import annotations
 
 import math
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +28,7 @@ from racecert.oracle import yellow_kernel as yk
 from racecert.oracle import yellow_tables as yt
 from racecert.oracle.dijkstra import shortest_trajectory
 from racecert.oracle.yellow_search import Search
+from tests.interrupting import assert_interrupted, ctrl_c_at
 from tests.strategies import small_tracks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,28 +137,8 @@ def test_ctrl_c_stops_the_yellow_kernel(tmp_path: Path) -> None:
     """A serpentine's yellow search takes seconds: interrupted at its first progress line."""
     track = tmp_path / "serpentine.toml"
     track.write_text(serpentine())
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path))
-    proc = subprocess.Popen([sys.executable, "-m", "racecert", "analyze", str(track)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        seen = []
-        for line in proc.stderr:
-            seen.append(line)
-            if line.startswith("yellow ("):
-                break
-        assert seen and seen[-1].startswith("yellow ("), seen
-        proc.send_signal(signal.SIGINT)
-        stdout, rest = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    err = "".join(seen) + rest
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err, err
-    assert err.strip().splitlines()[-1] == "interrupted"
+    code, stdout, err = ctrl_c_at(["analyze", str(track)], ("yellow (",), tmp_path)
+    assert_interrupted(code, err)
     assert stdout == ""
 
 
