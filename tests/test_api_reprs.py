@@ -266,3 +266,24 @@ def test_result_types_document_every_field(cls) -> None:
     attributes = doc.split("Attributes\n    ----------\n")[1].split("\n    Examples")[0]
     for f in dataclasses.fields(cls):
         assert f"\n    {f.name} : " in "\n" + attributes, (cls.__name__, f.name)
+
+
+def test_a_lattice_analysis_shows_its_picture_beside_its_figures() -> None:
+    """A lattice track in a notebook: the SVG beside its own figures (m*, count, starts,
+    green and blue), every text escaped."""
+    from racecert.analysis.lattice_pipeline import analyze_lattice
+    from racecert.model.bundled import track_path
+    from racecert.model.parse import load_track
+
+    track = load_track(track_path("lattice/riddler"))
+    a = analyze_lattice(dataclasses.replace(track, name=HOSTILE))
+    page = Page(a._repr_html_())
+    assert page.well_formed(), page.errors
+    assert [t for t, _ in page.tags].count("svg") == 1
+    assert not any(t == "script" for t, _ in page.tags)
+    rows = {r[0]: r[1] for r in page.rows["racecert-analysis"]}
+    assert rows["track"] == HOSTILE  # shown as text, not markup
+    assert rows["m*"] == str(a.bfs.m_star) and rows["optimal trajectories"] == str(
+        a.bfs.optimal_count)
+    assert rows["green length"] == str(a.green.length)
+    assert rows["blue length"] == str(a.blue.length)

@@ -1,5 +1,6 @@
 """An `Analysis` as a notebook cell shows it (`Analysis._repr_html_`): the picture of
-`racecert analyze -o x.svg` beside a small table of the headline figures.
+`racecert analyze -o x.svg` beside a small table of the headline figures; a lattice
+track's `LatticeAnalysis` the same way, with the figures it has.
 
 The table holds what a reader looks for first: m*, the exact number of optimal
 trajectories, the yellow, green and blue lengths (exact sums of square roots, in cell
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from racecert.model.radicals import RadicalSum
 
 if TYPE_CHECKING:
+    from racecert.analysis.lattice_pipeline import LatticeAnalysis
     from racecert.analysis.pipeline import Analysis
 
 NONE = "—"
@@ -87,20 +89,54 @@ def _continuity(a: Analysis) -> tuple[str, str]:
     return value, note
 
 
-def figures_table(a: Analysis) -> str:
-    """The headline figures as an HTML table, every text escaped."""
+def rows_table(rows: list[tuple[str, str, str]]) -> str:
+    """(label, value, note) rows as an HTML table, every text escaped."""
     cells = "".join(
         f'<tr><th style="{CELL_STYLE}" scope="row">{escape(label)}</th>'
         f'<td style="{VALUE_STYLE}">{escape(value)}</td>'
         f'<td style="{CELL_STYLE};color:#555">{escape(note)}</td></tr>'
-        for label, value, note in figure_rows(a))
+        for label, value, note in rows)
     return f'<table class="racecert-analysis" style="{TABLE_STYLE}"><tbody>{cells}</tbody></table>'
 
+
+def figures_table(a: Analysis) -> str:
+    """The headline figures as an HTML table, every text escaped."""
+    return rows_table(figure_rows(a))
+
+
+def lattice_rows(a: LatticeAnalysis) -> list[tuple[str, str, str]]:
+    """A lattice analysis's headline figures as (label, value, note) rows: m*, the exact
+    count, the optimal starts, green and blue (the figures a lattice track has; the others
+    say why they do not exist in its JSON's ``skipped``)."""
+    t, b = a.track, a.bfs
+    rows = [("track", t.name, "lattice rules (continuous walls, lattice points)"),
+            ("starts", str(len(a.considered)), "best start searched" if a.best_start
+             else "the declared start")]
+    if not b.reachable:
+        return [*rows, ("m*", NONE, "the finish is unreachable")]
+    rows += [("m*", str(b.m_star), "minimum number of moves"),
+             ("optimal trajectories", str(b.optimal_count), "exact count with m* moves"),
+             ("optimal starts", str(len(a.starts)), "starts that reach the finish in m*")]
+    for name, ext, what in (("green", a.green, "shortest"), ("blue", a.blue, "longest")):
+        if ext is not None:
+            rows.append((f"{name} length", str(ext.length), f"{_about(ext.length)}{what} "
+                         f"optimal trajectory; {_count(ext.ties)} of that length"))
+    return rows
+
+
+def side_by_side(svg: str, table: str) -> str:
+    """The picture `svg` (already escaped SVG markup) beside a figures table."""
+    return ('<div class="racecert-analysis-view" style="display:flex;flex-wrap:wrap;'
+            'gap:16px;align-items:flex-start">'
+            f'<div style="flex:0 0 auto">{svg}</div>'
+            f'<div style="flex:1 1 320px">{table}</div></div>')
 
 
 def render_html(a: Analysis, svg: str) -> str:
     """The picture `svg` (already escaped SVG markup) beside the figures table."""
-    return ('<div class="racecert-analysis-view" style="display:flex;flex-wrap:wrap;'
-            'gap:16px;align-items:flex-start">'
-            f'<div style="flex:0 0 auto">{svg}</div>'
-            f'<div style="flex:1 1 320px">{figures_table(a)}</div></div>')
+    return side_by_side(svg, figures_table(a))
+
+
+def render_lattice_html(a: LatticeAnalysis, svg: str) -> str:
+    """A lattice analysis: its picture beside its figures table."""
+    return side_by_side(svg, rows_table(lattice_rows(a)))

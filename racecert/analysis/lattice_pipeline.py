@@ -80,6 +80,12 @@ class LatticeAnalysis:
 
         return render_lattice_svg(self)
 
+    def _repr_html_(self) -> str:
+        """The picture beside a table of the headline figures (every text escaped)."""
+        from racecert.analysis.html_view import render_lattice_html
+
+        return render_lattice_html(self, self._repr_svg_())
+
     @property
     def considered(self) -> tuple[Point, ...]:
         """The start positions searched from (local)."""
