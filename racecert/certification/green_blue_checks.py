@@ -43,6 +43,9 @@ MAX_DAG_MOVES = 100_000
 model is built for (open 120x120: 83,419 moves, 3.7 s; open 200x200's 878,893 would cost
 about 53 s, most of it building the model in Python)."""
 
+TABLE_BAND_CAP = 100_000
+"""The band budget of the table model (tables of at most `MAX_TABLE_ROWS` rows)."""
+
 BAND_CAP = 10_000
 """Most trajectories of the error band the exact comparison enumerates (about 150 a CPU
 second on corridor 1000x5's DAG, whose green has 4,333 ties); past it the result is
@@ -88,7 +91,7 @@ def check_green_blue(ctx: CertifyContext) -> list[CheckResult]:
                       f"optimisation's size budget of {MAX_TABLE_ROWS:,} rows (the DAG "
                       "checks cover every size)")
     return _solve(ctx, METHOD, race_model(ctx.track, table, m, "exact"),
-                  f"{len(table):,} table rows", band_cap=100_000)
+                  f"{len(table):,} table rows", band_cap=TABLE_BAND_CAP)
 
 
 def check_green_blue_dag(ctx: CertifyContext) -> list[CheckResult]:

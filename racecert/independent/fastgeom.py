@@ -246,8 +246,8 @@ class FastGeometry:
     def valid_moves(self, x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray,
                     layer: np.ndarray, progress: np.ndarray, phase: np.ndarray) -> Moves:
         """The valid moves of `classify` alone (code OK), in the same (state,
-        acceleration) order, from one fused compiled pass: no nine-fold candidate
-        arrays, so the searches' cost per state is the walk itself.
+        acceleration) order, from one fused compiled pass: no nine-fold numpy passes,
+        so the searches' cost per state is the walk itself.
 
         The rows are views into buffers of nine rows per state (callers that keep
         them long copy what they keep).

@@ -52,7 +52,6 @@ The bundled straight (m* = 3: 1 + 2 + 3 cells to the finish):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -232,15 +231,11 @@ def encode(m: KinematicsModel) -> KinematicsCnf:
     return KinematicsCnf(cnf.clauses, cnf.nvars, mid, tuple(xs), tuple(ys), tuple(arrivals))
 
 
-def _thresholds(z: _Int) -> Iterator[int]:
-    return iter(range(z.lo, z.hi + 1))
-
-
 def _sum(cnf: _Cnf, g: Lit, a: _Int, scale: int, b: _Int, out: _Int) -> None:
     """While `g` is false: out = scale * a + b, both directions, every pair of values."""
-    for va in _thresholds(a):
+    for va in range(a.lo, a.hi + 1):
         ga, la = a.ge(va), a.le(va)
-        for vb in _thresholds(b):
+        for vb in range(b.lo, b.hi + 1):
             s = scale * va + vb
             cnf.add(g, _neg(ga), _neg(b.ge(vb)), out.ge(s))
             cnf.add(g, _neg(la), _neg(b.le(vb)), out.le(s))

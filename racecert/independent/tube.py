@@ -48,7 +48,6 @@ class _Graph:
     where none can); `rank[r]`: row r's place in sorted order."""
 
     def __init__(self, rows: Sequence[Row]) -> None:
-        self.rows = rows
         arr = np.asarray(rows, dtype=np.int64).reshape(len(rows), -1)
         n = len(rows)
         self.rank = np.empty(n, dtype=np.int64)
@@ -57,8 +56,8 @@ class _Graph:
         self.by_rank = np.asarray(order, dtype=np.int64)
         x, y, x2, y2, lay, lay2 = (arr[:, i] for i in (_X, _Y, _X2, _Y2, _L, _L2))
         vx, vy = x2 - x, y2 - y
-        self.w = int(max(arr[:, [_X, _X2]].max(initial=0), 0)) + 1
-        self.h = int(max(arr[:, [_Y, _Y2]].max(initial=0), 0)) + 1
+        self.w = int(arr[:, [_X, _X2]].max(initial=0)) + 1
+        self.h = int(arr[:, [_Y, _Y2]].max(initial=0)) + 1
         self.span = int(np.abs(np.concatenate([vx, vy])).max(initial=0)) + 2
         # a row is usable from state (x, y, v, layer) when its move key (x, y, layer, v')
         # has |v' - v| <= 1: rows sorted by that key, looked up for the 9 accelerations
@@ -67,8 +66,7 @@ class _Graph:
         self.move_keys = move_key[self.row_order]
         after_key = self._key(x2, y2, vx, vy, lay2)
         self.universe, self.after = np.unique(after_key, return_inverse=True)
-        u = self.universe
-        self.edge_state, self.edge_row = self._usable(*self._unkey(u))
+        self.edge_state, self.edge_row = self._usable(*self._unkey(self.universe))
         self.need = self._need(arr[:, _FINISH] != 0)
 
     def _key(self, x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray,

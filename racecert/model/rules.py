@@ -291,13 +291,10 @@ class VectorRaceRules:
         cap = len(ACCELERATIONS) * len(batch)
         succ = [np.empty(0 if key_mode else cap, dtype=np.int32) for _ in range(8)]
         arrivals = [np.empty(cap, dtype=np.int32) for _ in range(8)]
-        t = self.track
         n_s, n_a = expand_moves(
-            *(np.ascontiguousarray(a, dtype=np.int32) for a in batch.fields()), _ACC_X, _ACC_Y,
-            t.width, t.height, self._drivable, self._endable, self._ramp, self._clearance,
-            self._plain_sat, self._op_moves, self._op_speed, self._op_perp, self.phase_limit,
-            self._lines, key_mode, np.empty(0, dtype=np.int64) if keys is None else keys,
-            *succ, *arrivals)
+            *(np.ascontiguousarray(a, dtype=np.int32) for a in batch.fields()),
+            *self.kernel_args(), key_mode,
+            np.empty(0, dtype=np.int64) if keys is None else keys, *succ, *arrivals)
         return succ, arrivals, n_s, n_a
 
 

@@ -2,11 +2,11 @@
 
 `Search` owns the per-state arrays, the state table, the heap, the kept edges and
 arrivals, and the exact forms' transition table; `run` calls the kernel until it is done,
-growing the arrays (`GROW`), answering what only Python can (`NEED`: new irrational ids
-from `RadicalForms`, exact comparisons of two lengths), reporting progress between slices
-(`SLICE`, where Ctrl-C and time limits land as well) and raising `StateLimitReached`
-(`OVER`). The kernel stops at a state count, never a time, so a budget stops the search at
-the same place on every machine.
+growing the arrays (`GROW`), answering what only Python can (`NEED`: the square-free
+decomposition of a new move length, exact comparisons of two lengths by `RadicalSum`),
+reporting progress between slices (`SLICE`, where Ctrl-C and time limits land as well)
+and raising `StateLimitReached` (`OVER`). The kernel stops at a state count, never a
+time, so a budget stops the search at the same place on every machine.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class Search:
         self.hp = np.zeros(c)
         self.hq = np.zeros(c, dtype=np.int64)
         self.hi = np.zeros(c, dtype=np.int64)
-        self.cnt = np.zeros(17, dtype=np.int64)
+        self.cnt = np.zeros(yt.N_COUNTERS, dtype=np.int64)
         self.bhead = np.full(_START, -1, dtype=np.int64)
         self.cnt[yk.C_BSRC] = -1
         self.best = np.array([np.inf, 0.0])
@@ -256,7 +256,7 @@ class Search:
         self.cnt[yk.C_REQ] = 0
 
     def _grow(self) -> None:
-        """Double whatever is too small for one more expansion."""
+        """Grow (by `GROWTH`) whatever is too small for one more expansion."""
         n = self.n
         if n + 9 > len(self.dist):
             self._grow_states(GROWTH * len(self.dist))

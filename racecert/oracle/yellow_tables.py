@@ -25,6 +25,8 @@ from numba import njit
 # settled, the bucket index that needs room; decompositions handed in (`sqf_in`)
 (C_N, C_HEAP, C_SETTLED, C_EDGES, C_ARR, C_REQ, C_ANS, C_BMOVES, C_BSRC, C_WIN, C_PARTS, C_POOL,
  C_MAXLEN, C_TRANS, C_CUR, C_BNEED, C_SQFIN) = range(17)
+N_COUNTERS = C_SQFIN + 1
+"""The length of the counters array `cnt` the kernel and `Search` share."""
 _EMPTY = -1
 
 
