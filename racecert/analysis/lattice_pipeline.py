@@ -152,9 +152,10 @@ def source_dag(dag: OptimalDag, source: int) -> OptimalDag:
                       dag.final_states.take(finals_used))
 
 
-def _counts(dag: OptimalDag, m_star: int) -> tuple[int, int]:
-    """(optimal trajectories, distinct final states) of a one-source DAG, exactly."""
-    primes = primes_for_bound(9**m_star)
+def _counts(dag: OptimalDag, m_star: int, branching: int) -> tuple[int, int]:
+    """(optimal trajectories, distinct final states) of a one-source DAG, exactly
+    (`branching`: the most moves from one state)."""
+    primes = primes_for_bound(branching**m_star)
     residues = layered_counts([len(layer) for layer in dag.layers], dag.edges, primes)
     rows = residues[-1][dag.arrive_src]
     per_final = sum_residues(rows, dag.arrive_final, len(dag.final_states), primes)
@@ -212,7 +213,7 @@ def analyze_lattice(track: LatticeTrack, best_start: bool = False,
     for i in range(len(layer0)):
         sub = source_dag(bfs.dag, i)
         pos = (int(layer0.x[i]), int(layer0.y[i]))
-        count, finals = _counts(sub, bfs.m_star)
+        count, finals = _counts(sub, bfs.m_star, len(rules.accelerations))
         reps = RepresentativeDP(sub, track.to_file(pos)).select()
         assert reps is not None
         results.append((order[pos], StartResult(pos, count, finals, reps)))

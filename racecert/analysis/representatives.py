@@ -12,8 +12,8 @@ into a state are compared by their sources' exact values.
 
 Representative (deterministic, documented in docs/report.md): among tied
 trajectories, the lexicographically smallest sequence of accelerations, each
-ranked by its index in `racecert.model.rules.ACCELERATIONS` (ay, then ax,
-from -1 to 1) — the same tie-break as yellow. Prefixes of an extreme path are
+ranked by ay, then ax, ascending (`racecert.model.rules.acceleration_set`'s
+order) — the same tie-break as yellow. Prefixes of an extreme path are
 extreme, and "lexicographically smallest" extends prefix by prefix, so the
 choice is made per layer by sorting (rank of the source's representative,
 acceleration).
@@ -31,7 +31,6 @@ import numpy as np
 
 from racecert.analysis.trajectory import Trajectory
 from racecert.model.radicals import RadicalSum
-from racecert.model.rules import ACCELERATIONS
 from racecert.oracle.bfs import OptimalDag
 from racecert.oracle.dijkstra import float_error
 
@@ -49,8 +48,20 @@ class Extreme:
     trajectory: Trajectory
 
 
+_REACH = 64
+"""Accelerations up to this size per component are ranked (`_acc_index`)."""
+_SPAN = 2 * _REACH + 1
+
+
 def _acc_index(ax: np.ndarray, ay: np.ndarray) -> np.ndarray:
-    return (ay.astype(np.int64) + 1) * 3 + (ax.astype(np.int64) + 1)
+    """The rank of each acceleration: ay, then ax, ascending (`acceleration_set`'s order,
+    for any profile's set)."""
+    return (ay.astype(np.int64) + _REACH) * _SPAN + (ax.astype(np.int64) + _REACH)
+
+
+def _acceleration(index: int) -> tuple[int, int]:
+    """The acceleration of rank `index` (`_acc_index`'s inverse)."""
+    return (index % _SPAN - _REACH, index // _SPAN - _REACH)
 
 
 def _norm(vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
@@ -175,7 +186,7 @@ class _Pass:
             accs.append(int(self.acc[t][i]))
             i = int(self.pred[t][i])
         accs.reverse()
-        traj = Trajectory.replay(start, tuple(ACCELERATIONS[k] for k in accs), velocity)
+        traj = Trajectory.replay(start, tuple(_acceleration(k) for k in accs), velocity)
         return Extreme(ext, int(ties), traj)
 
 

@@ -127,6 +127,7 @@ class LatticeRules:
         laps = track.finish.laps
         self.deficit = deficit if laps is not None else 0
         self.phase_limit = self.deficit + laps - 1 if laps is not None else 0
+        self.accelerations = ACCELERATIONS
         self.walls = WallIndex(track.segments, track.width, track.height)
         f = track.finish
         self._fin = tuple(np.int64(v) for v in (*f.a, *f.b))

@@ -30,9 +30,21 @@ from racecert.model.expand_kernel import expand_moves
 from racecert.model.geometry import line_crossing, touched_offsets
 from racecert.model.track import DIRECTION_VECTORS, Line, Track
 
-ACCELERATIONS: tuple[tuple[int, int], ...] = tuple(
-    (ax, ay) for ay in (-1, 0, 1) for ax in (-1, 0, 1)
-)
+
+def acceleration_set(reach: int = 1, von_neumann: bool = False) -> tuple[tuple[int, int], ...]:
+    """The accelerations of a rule set, in the one order every layer uses (ay, then ax,
+    ascending): {-reach..reach}^2 (the Moore set), or with `von_neumann` only those with
+    one component zero.
+
+    >>> len(acceleration_set()), len(acceleration_set(von_neumann=True)), len(acceleration_set(2))
+    (9, 5, 25)
+    """
+    r = range(-reach, reach + 1)
+    return tuple((ax, ay) for ay in r for ax in r if not von_neumann or ax == 0 or ay == 0)
+
+
+ACCELERATIONS: tuple[tuple[int, int], ...] = acceleration_set()
+"""The Moore set {-1, 0, 1}^2 of the grid rules (and of lattice tracks by default)."""
 _ACC_X = np.array([a[0] for a in ACCELERATIONS], dtype=np.int64)
 _ACC_Y = np.array([a[1] for a in ACCELERATIONS], dtype=np.int64)
 
@@ -206,6 +218,9 @@ class RuleProfile(Protocol):
 
     track: Track
     phase_limit: int
+    accelerations: tuple[tuple[int, int], ...]
+    """Every acceleration a move may use (`acceleration_set`'s order): the BFS's backward
+    pass looks for a move's sources through them."""
 
     def initial_state(self) -> CarState: ...
 
@@ -231,6 +246,7 @@ class VectorRaceRules:
     def __init__(self, track: Track) -> None:
         self.track = track
         self.phase_limit = track.opening.moves if track.opening else 0
+        self.accelerations = ACCELERATIONS
         sa = track.surface_arrays
         self._drivable = np.ascontiguousarray(sa.drivable).ravel()
         self._endable = np.ascontiguousarray(sa.endable).ravel()

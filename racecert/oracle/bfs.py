@@ -33,7 +33,6 @@ import numpy as np
 
 from racecert.model.budget import StateBudget, check
 from racecert.model.rules import (
-    ACCELERATIONS,
     CarState,
     RuleProfile,
     StateArrays,
@@ -161,8 +160,9 @@ def layered_bfs(
     first = first.take(np.unique(codec.encode(first), return_index=True)[1])  # key order
     keys_by_layer = [codec.encode(first)]
     visited = VisitedSet(track.width * track.height)
-    scratch = np.empty(9 * CHUNK, dtype=np.int64)
-    succ_keys = np.empty(9 * CHUNK, dtype=np.int64)
+    branching = len(rules.accelerations)  # moves per state at most
+    scratch = np.empty(branching * CHUNK, dtype=np.int64)
+    succ_keys = np.empty(branching * CHUNK, dtype=np.int64)
     visited.add_new(keys_by_layer[0], scratch)
     total = len(first)
     depth = 0
@@ -175,8 +175,8 @@ def layered_bfs(
         for lo in range(0, len(frontier), CHUNK):
             batch = _batch(codec, frontier, lo, min(lo + CHUNK, len(frontier)), depth,
                            first, k, mode)
-            if len(succ_keys) < 9 * len(batch):
-                succ_keys = np.empty(9 * len(batch), dtype=np.int64)
+            if len(succ_keys) < branching * len(batch):
+                succ_keys = np.empty(branching * len(batch), dtype=np.int64)
             n_succ, a_src, a_state = _successor_keys(rules, codec, batch, succ_keys)
             if len(a_src):
                 if accept_arrival is not None:
@@ -270,9 +270,11 @@ def _successor_keys(rules: RuleProfile, codec: StateCodec, batch: StateArrays,
     return n, exp.arrive_src, exp.arrive_state
 
 
-def _predecessor_keys(codec: StateCodec, s: StateArrays, k: int) -> np.ndarray:
+def _predecessor_keys(codec: StateCodec, s: StateArrays, k: int,
+                      accelerations: tuple[tuple[int, int], ...]) -> np.ndarray:
     """Keys of every state that could move to a state of `s` (a superset): a move to
-    (q, v', phase f) starts at p = q - v' with velocity v' - a, for any acceleration a,
+    (q, v', phase f) starts at p = q - v' with velocity v' - a, for any acceleration a
+    of the profile,
     any layer and progress bit, and phase f - 1, f or f + 1 within 0..k (a move changes
     the phase by at most one: `RuleProfile`). Candidates off the grid or outside the
     codec's velocity range are left out (they cannot be states).
@@ -284,7 +286,7 @@ def _predecessor_keys(codec: StateCodec, s: StateArrays, k: int) -> np.ndarray:
     px, py = s.x - s.vx, s.y - s.vy
     rows = np.flatnonzero((px >= 0) & (px < w) & (py >= 0) & (py < h))
     px, py, vx, vy = px[rows], py[rows], s.vx[rows], s.vy[rows]
-    acc = np.array(ACCELERATIONS, dtype=np.int32)
+    acc = np.array(accelerations, dtype=np.int32)
     n9 = len(acc)
     ux = (vx[:, None] - acc[:, 0]).ravel()
     uy = (vy[:, None] - acc[:, 1]).ravel()
@@ -315,7 +317,8 @@ def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
     """
     layer, nxt = keys[t], keys[t + 1]
     dst_keys = nxt[dst]
-    cand = _predecessor_keys(codec, _layer_states(codec, dst_keys, t + 1, k, mode), k)
+    cand = _predecessor_keys(codec, _layer_states(codec, dst_keys, t + 1, k, mode), k,
+                            rules.accelerations)
     cand = cand[visited.contains(cand)]  # most candidates are no state at all
     cand.sort()  # sorted needles: numpy's binary searches then narrow from the last hit
     pos = np.searchsorted(layer, cand)

@@ -86,6 +86,7 @@ class FirstMoveFilter:
         self.rules = rules
         self.track = rules.track
         self.phase_limit = rules.phase_limit
+        self.accelerations = rules.accelerations
         self.origin = origin
         self._blocked = np.zeros((self.track.height, self.track.width), dtype=bool)
         for x, y in blocked:
