@@ -25,6 +25,7 @@ from racecert.analysis.representatives import RepresentativeDP, Representatives
 from racecert.analysis.score import Score, compute_score
 from racecert.analysis.trajectory import Trajectory
 from racecert.model.budget import StateBudget
+from racecert.model.profiles import GRID, profile_of
 from racecert.model.radicals import RadicalSum
 from racecert.model.rules import RuleProfile, VectorRaceRules
 from racecert.model.track import Track
@@ -266,9 +267,9 @@ def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = No
     `budget` bounds the states of every search (`StateLimitReached` past it); below
     it, every figure is the same as without it.
     """
-    if getattr(track, "rules", None) == "lattice":
-        raise TypeError("a lattice track: use racecert.analysis.lattice_pipeline."
-                        "analyze_lattice")
+    if profile_of(track) is not GRID:
+        raise TypeError(f"a track of the {profile_of(track).name} profile: use "
+                        "racecert.analysis.lattice_pipeline.analyze_lattice")
     rules = rules or VectorRaceRules(track)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}

@@ -39,8 +39,9 @@ from racecert.certification.lattice_certificate import LatticeCertificate, certi
 from racecert.certification.lattice_checks import LatticeLimits
 from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
-from racecert.model.lattice_track import LatticeTrack, is_lattice
+from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import parse_track
+from racecert.model.profiles import profile_of
 
 BatchMode = Literal["exact", "editor", "certify"]
 ErrorKind = Literal["input", "limit", "lost", "setup", "internal"]
@@ -137,8 +138,8 @@ def _run(job: TrackJob) -> dict[str, Any]:
         raise RuntimeError("the job's bytes do not match its SHA-256")
     track = parse_track(job.data, job.path)
     budget = StateBudget(job.max_states, "--max-states")
-    if is_lattice(track):
-        return _run_lattice(track, job, budget)  # type: ignore[arg-type]
+    if profile_of(track).multi_start:
+        return _run_lattice(track, job, budget)
     if job.mode == "certify":
         cert = certify(track, budget=budget, cpsat_budget=job.cpsat_budget,
                        count_limit=job.count_limit)

@@ -18,7 +18,7 @@ from racecert.cli.output import OutputError, check_output_file, write_text_atomi
 from racecert.cli.progress import progress
 from racecert.cli.tracks import load_named_track
 from racecert.model.budget import StateBudget
-from racecert.model.lattice_track import is_lattice
+from racecert.model.profiles import profile_of
 from racecert.model.track import Track
 
 STEPS = ("yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score")
@@ -219,8 +219,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     outputs = output_paths(args.out)
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
         track = load_named_track(args.track)
-        if is_lattice(track):
-            return cmd_analyze_lattice(args, track, outputs, limits.budget)  # type: ignore[arg-type]
+        if profile_of(track).multi_start:
+            return cmd_analyze_lattice(args, track, outputs, limits.budget)
         if args.best_start:
             return print_error("--best-start: a grid track has one car; use --all-slots")
 

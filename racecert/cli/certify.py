@@ -57,7 +57,7 @@ from racecert.cli.output import (
 from racecert.cli.progress import Heartbeat, PlainProgress, Progress, progress
 from racecert.cli.tracks import load_named_track
 from racecert.model.budget import StateBudget
-from racecert.model.lattice_track import is_lattice
+from racecert.model.profiles import profile_of
 from racecert.model.track import Track
 
 EXIT_STATUS = {"certified": 0, "disagree": 1, "partial": 3}
@@ -218,7 +218,7 @@ def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None,
                 ) -> Certificate:
     """`certify` with progress on stderr (only for runs longer than ~2 s; see progress.py
     and `CertifyDisplay`), the oracle's searches bounded by `budget`."""
-    lattice = is_lattice(track)
+    lattice = profile_of(track).multi_start
     steps = 1 + len(LATTICE_CHECKS) if lattice else step_count()
     bar = bar or progress("certify", " steps done", total=steps)
     display = CertifyDisplay(bar, steps, budget)
@@ -311,7 +311,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
         track = load_named_track(args.track)
-        if args.best_start and not is_lattice(track):
+        if args.best_start and not profile_of(track).multi_start:
             return print_error("--best-start: a grid track has one car (lattice tracks only)")
         if out is None:
             cert = run_certify(track, args, None, limits.budget)

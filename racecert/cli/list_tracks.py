@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 from racecert.cli.arguments import print_error
 from racecert.model.bundled import BundledTrack, bundled_tracks
 from racecert.model.errors import TrackError
-from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track
+from racecert.model.profiles import profile_of
 
 NONE = "-"
 
@@ -42,12 +42,9 @@ class TrackEntry:
 def entry(bundled: BundledTrack) -> TrackEntry:
     """Read and validate one bundled track (a one-line `TrackError` if it is bad)."""
     t = load_track(bundled.path)
-    lattice = is_lattice(t)
     return TrackEntry(name=bundled.name, file=bundled.relative, title=t.name,
                       width=t.width, height=t.height, layers=t.layers,
-                      rules="lattice" if lattice else "grid",
-                      kind=None if lattice else t.kind,
-                      opening=not lattice and t.opening is not None)
+                      rules=profile_of(t).name, kind=t.kind, opening=t.opening is not None)
 
 
 def table(entries: list[TrackEntry]) -> str:

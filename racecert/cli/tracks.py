@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from racecert.model.bundled import track_path
 from racecert.model.errors import TrackError
-from racecert.model.lattice_track import is_lattice
 from racecert.model.parse import load_track
+from racecert.model.profiles import GRID, profile_of
 from racecert.model.track import Track
 
 LATTICE_COMMANDS = "validate, analyze and certify"
@@ -21,9 +21,10 @@ def load_named_track(arg: str) -> Track:
 
 def load_grid_track(path: str, command: str) -> Track:
     """A grid track (a file or a bundled track's name), or a one-line `TrackError` for a
-    lattice track (exit status 2)."""
+    track of another profile (exit status 2)."""
     track = load_named_track(path)
-    if is_lattice(track):
-        raise TrackError(path, "rules", f"a lattice track: `racecert {command}` reads grid "
-                         f"tracks only ({LATTICE_COMMANDS} read lattice tracks)")
+    profile = profile_of(track)
+    if profile is not GRID:
+        raise TrackError(path, "rules", f"a {profile.name} track: `racecert {command}` reads "
+                         f"grid tracks only ({LATTICE_COMMANDS} read it)")
     return track

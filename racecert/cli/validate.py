@@ -11,7 +11,7 @@ import argparse
 from racecert.cli.arguments import EXIT_BAD_INPUT, print_error
 from racecert.cli.tracks import load_named_track
 from racecert.model.errors import TrackError
-from racecert.model.lattice_track import is_lattice
+from racecert.model.profiles import GRID, profile_of
 
 
 def register(v: argparse.ArgumentParser) -> None:
@@ -32,5 +32,5 @@ def cmd_validate(args: argparse.Namespace) -> int:
             continue
         print(f"{path}: ok — {t.name!r}, {t.width}x{t.height}, {t.layers} layer(s)"
               f"{', opening rule' if t.opening else ''}"
-              f"{', lattice rules' if is_lattice(t) else ''}")
+              f"{'' if profile_of(t) is GRID else ', ' + profile_of(t).title}")
     return EXIT_BAD_INPUT if bad else 0

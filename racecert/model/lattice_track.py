@@ -73,7 +73,6 @@ class LatticeTrack:
     sha256: str = ""
     path: str = field(default="", compare=False)
 
-    rules = "lattice"
     layers = 1
     opening = None
     kind = None
@@ -104,7 +103,3 @@ class LatticeTrack:
         """((x_min, y_min), (x_max, y_max)) in the file's coordinates."""
         return self.to_file((0, 0)), self.to_file((self.width - 1, self.height - 1))
 
-
-def is_lattice(track: object) -> bool:
-    """Whether `track` is a lattice track (rather than a grid `Track`)."""
-    return getattr(track, "rules", None) == "lattice"

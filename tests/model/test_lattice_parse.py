@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from racecert.model.errors import TrackError
-from racecert.model.lattice_track import LatticeTrack, is_lattice
+from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import parse_track
+from racecert.model.profiles import GRID, LATTICE, profile_of
 
 GOOD = """rules = "lattice"
 name = "small"
@@ -45,7 +46,7 @@ def parse(text: str) -> LatticeTrack:
 
 def test_a_good_file_is_stored_in_local_coordinates() -> None:
     t = parse(GOOD)
-    assert is_lattice(t) and t.rules == "lattice"
+    assert profile_of(t) is LATTICE
     assert (t.width, t.height, t.origin) == (6, 5, (-2, 10))
     assert t.polylines == (((0, 0), (5, 0)), ((2, 2), (3, 2), (3, 3)))
     assert t.starts == ((1, 1), (2, 1)) and t.start == (1, 1)
@@ -59,7 +60,7 @@ def test_a_good_file_is_stored_in_local_coordinates() -> None:
 
 def test_the_grid_format_is_untouched() -> None:
     t = parse_track(open("tracks/tiny_straight.toml", "rb").read())
-    assert not is_lattice(t)
+    assert profile_of(t) is GRID
 
 
 def err(text: str) -> TrackError:

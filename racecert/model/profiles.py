@@ -1,0 +1,73 @@
+"""Rule profiles: one registry through which every layer finds what a track's rules are.
+
+A *profile* is a rule set with its own kind of track file: the grid rules
+(`racecert.model.track.Track`, docs/rules.md), the classic lattice rules
+(`racecert.model.lattice_track.LatticeTrack`) and the cell-path rules of the
+reinforcement-learning and model-checking maps (`racecert.model.cellpath`). Each is one
+`Profile` here, found from a track by its type (`profile_of`), never by a string
+attribute; the layers above (the analysis, the certificate, the command line, the batch)
+key their own parts by `Profile.name`, so a tool that works on one profile works on all.
+
+What the model knows of a profile: its name and title, its track type, how to build its
+`RuleProfile` for the oracle, whether its files list several start positions
+(`multi_start`: `--best-start` applies) and whether it has grid slots for races.
+
+>>> from racecert.model.bundled import track_path
+>>> from racecert.model.parse import load_track
+>>> [profile_of(load_track(track_path(n))).name for n in ("ocho", "lattice/riddler")]
+['grid', 'lattice']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from racecert.model.lattice_rules import LatticeRules
+from racecert.model.lattice_track import LatticeTrack
+from racecert.model.rules import RuleProfile, VectorRaceRules
+from racecert.model.track import Track
+
+AnyTrack = Track | LatticeTrack
+"""A track of any profile (what `racecert.model.parse.load_track` returns)."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One rule profile (module docstring)."""
+
+    name: str
+    title: str
+    track_type: type
+    make_rules: Callable[[Any], RuleProfile]
+    multi_start: bool
+    grid_slots: bool
+
+    def rules(self, track: AnyTrack) -> RuleProfile:
+        """The oracle's rules for `track` (a track of this profile)."""
+        return self.make_rules(track)
+
+
+GRID = Profile("grid", "grid rules", Track, VectorRaceRules, multi_start=False,
+               grid_slots=True)
+LATTICE = Profile("lattice", "lattice rules", LatticeTrack, LatticeRules, multi_start=True,
+                  grid_slots=False)
+PROFILES: tuple[Profile, ...] = (GRID, LATTICE)
+"""Every profile, the grid's first."""
+
+
+def profile_of(track: object) -> Profile:
+    """The profile `track` belongs to (by its type); `TypeError` for anything else."""
+    for p in PROFILES:
+        if isinstance(track, p.track_type):
+            return p
+    raise TypeError(f"not a track of any rule profile: {type(track).__name__}")
+
+
+def profile_named(name: str) -> Profile:
+    """The profile called `name`; `KeyError` naming the known ones otherwise."""
+    for p in PROFILES:
+        if p.name == name:
+            return p
+    raise KeyError(f"no rule profile {name!r}; known: {', '.join(p.name for p in PROFILES)}")
