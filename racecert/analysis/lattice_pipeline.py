@@ -27,6 +27,7 @@ from racecert.analysis.representatives import Extreme, RepresentativeDP, Represe
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_rules import LatticeLimitError, LatticeRules
 from racecert.model.lattice_track import LatticeTrack, Point
+from racecert.model.profiles import profile_of
 from racecert.model.radicals import RadicalSum
 from racecert.oracle.bfs import BfsResult, OptimalDag, ProgressFn, layered_bfs
 from racecert.oracle.counts import layered_counts, primes_for_bound, sum_residues
@@ -97,7 +98,7 @@ class LatticeAnalysis:
         out: dict[str, Any] = {
             "track": t.name,
             "sha256": t.sha256,
-            "rules": "lattice",
+            "rules": profile_of(t).name,
             "mode": self.mode,
             "best_start": self.best_start,
             "starts_considered": [list(t.to_file(p)) for p in self.considered],
@@ -197,7 +198,7 @@ def analyze_lattice(track: LatticeTrack, best_start: bool = False,
     `StateLimitReached` past `budget` (`--max-states`, as on grid tracks), both checked
     after each layer.
     """
-    rules = rules or LatticeRules(track)
+    rules = rules or profile_of(track).rules(track)
     t0 = time.perf_counter()
     initial = rules.start_states() if best_start else [rules.initial_state()]
     bfs = layered_bfs(track, "exact", rules=rules, initial=initial,  # type: ignore[arg-type]

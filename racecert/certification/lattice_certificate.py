@@ -35,6 +35,7 @@ from racecert.certification.lattice_checks import (
 )
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import LatticeTrack
+from racecert.model.profiles import profile_of
 
 LatticeCheck = Callable[[LatticeTrack, LatticeAnalysis, LatticeLimits], list[CheckResult]]
 CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
@@ -42,6 +43,8 @@ CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
     ("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*", check_m_star_cpsat),
     ("independent search: m*, exact counts, finals, green and blue", check_search),
 )
+CHECKS_BY_PROFILE: dict[str, tuple[tuple[str, LatticeCheck], ...]] = {"lattice": CHECKS}
+"""The independent checks of each profile that lists its start positions."""
 KINDS = {check_geometry: MethodKind.SECOND_IMPLEMENTATION,
          check_m_star_cpsat: MethodKind.SOLVER_MODEL,
          check_search: MethodKind.SECOND_IMPLEMENTATION}
@@ -61,7 +64,8 @@ def _unreachable(a: LatticeAnalysis) -> str | None:
 
 FIGURES: tuple[tuple[str, Callable[[LatticeAnalysis], Any],
                      Callable[[LatticeAnalysis], str | None]], ...] = (
-    ("move_validity", lambda a: "the lattice profile's rules", lambda a: None),
+    ("move_validity", lambda a: f"the {profile_of(a.track).name} profile's rules",
+     lambda a: None),
     ("reachable", lambda a: a.bfs.reachable, lambda a: None),
     ("m_star", lambda a: a.bfs.m_star, _unreachable),
     ("optimal_count", lambda a: str(a.bfs.optimal_count), _unreachable),
@@ -130,7 +134,7 @@ class LatticeCertificate:
         b = self.analysis.bfs
         return {
             "schema": SCHEMA,
-            "rules": "lattice",
+            "rules": profile_of(t).name,
             "status": self.status,
             "headline": headline(self.status, figures),
             "unconfirmed": list(self.unconfirmed),
@@ -159,12 +163,14 @@ class LatticeCertificate:
 
 def certify_lattice(track: LatticeTrack, *, best_start: bool = False,
                     step: StepFn | None = None, limits: LatticeLimits | None = None,
-                    checks: tuple[tuple[str, LatticeCheck], ...] = CHECKS,
+                    checks: tuple[tuple[str, LatticeCheck], ...] | None = None,
                     budget: StateBudget | None = None) -> LatticeCertificate:
     """Run the lattice analysis and every check; `step(label)` before each. `budget`
     (`--max-states`) bounds the oracle's search, as on grid tracks (`StateLimitReached`);
-    the independent checks keep their own bounds (`LatticeLimits`)."""
+    the independent checks keep their own bounds (`LatticeLimits`). `checks`: the
+    profile's own (`CHECKS_BY_PROFILE`) unless given."""
     t0 = time.perf_counter()
+    checks = CHECKS_BY_PROFILE[profile_of(track).name] if checks is None else checks
     lim = limits or LatticeLimits()
     if step:
         step("lattice analysis (the oracle's figures)")

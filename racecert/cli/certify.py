@@ -35,8 +35,7 @@ from pathlib import Path
 
 from racecert.certification.certificate import Certificate, certify, step_count
 from racecert.certification.context import MethodKind
-from racecert.certification.lattice_certificate import CHECKS as LATTICE_CHECKS
-from racecert.certification.lattice_certificate import certify_lattice
+from racecert.certification.lattice_certificate import CHECKS_BY_PROFILE, certify_lattice
 from racecert.certification.lattice_checks import LatticeLimits
 from racecert.certification.proof_files import (
     CertificateFormatError,
@@ -218,8 +217,9 @@ def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None,
                 ) -> Certificate:
     """`certify` with progress on stderr (only for runs longer than ~2 s; see progress.py
     and `CertifyDisplay`), the oracle's searches bounded by `budget`."""
-    lattice = profile_of(track).multi_start
-    steps = 1 + len(LATTICE_CHECKS) if lattice else step_count()
+    profile = profile_of(track)
+    lattice = profile.multi_start
+    steps = 1 + len(CHECKS_BY_PROFILE[profile.name]) if lattice else step_count()
     bar = bar or progress("certify", " steps done", total=steps)
     display = CertifyDisplay(bar, steps, budget)
     try:
