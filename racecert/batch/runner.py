@@ -49,6 +49,7 @@ from racecert.batch.task import (
     racecert_version,
     run_job,
 )
+from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
 from racecert.model.errors import TrackError
 
 if TYPE_CHECKING:
@@ -74,8 +75,8 @@ class BatchSettings:
 
     mode: BatchMode = "exact"
     max_states: int = DEFAULT_MAX_STATES
-    cpsat_budget: float = 60.0
-    count_limit: int = 20_000
+    cpsat_budget: float = DEFAULT_CPSAT_BUDGET
+    count_limit: int = DEFAULT_COUNT_LIMIT
     retry_errors: bool = False
 
 

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
 from racecert.analysis.pipeline import Analysis, analyze
 from racecert.certification.certificate import Certificate, certify
+from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
 from racecert.certification.lattice_certificate import LatticeCertificate, certify_lattice
 from racecert.certification.lattice_checks import LatticeLimits
 from racecert.model.budget import LimitReached, StateBudget
@@ -70,8 +71,8 @@ class TrackJob:
     mode: BatchMode = "exact"
     version: str = ""
     max_states: int = 20_000_000
-    cpsat_budget: float = 60.0
-    count_limit: int = 20_000
+    cpsat_budget: float = DEFAULT_CPSAT_BUDGET
+    count_limit: int = DEFAULT_COUNT_LIMIT
 
 
 @dataclass(frozen=True)

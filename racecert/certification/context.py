@@ -141,6 +141,12 @@ class Arbitration:
                 "agrees_with": list(self.agrees_with)}
 
 
+DEFAULT_CPSAT_BUDGET = 60.0
+"""CP-SAT deterministic time per solve unless a user says otherwise (`--cpsat-budget`)."""
+DEFAULT_COUNT_LIMIT = 20_000
+"""Largest optimal count CP-SAT enumerates unless a user says otherwise (`--count-limit`)."""
+
+
 @dataclass(frozen=True)
 class CertifyContext:
     """What every check receives: the track, both BFS results and the limits."""
@@ -148,9 +154,9 @@ class CertifyContext:
     track: Track
     exact: BfsResult
     editor: BfsResult
-    cpsat_budget: float = 60.0  # CP-SAT deterministic time per solve (not wall seconds)
+    cpsat_budget: float = DEFAULT_CPSAT_BUDGET  # deterministic time per solve (not wall s)
     workers: int = 1  # CP-SAT workers: 1 keeps every verdict reproducible
-    count_limit: int = 20_000
+    count_limit: int = DEFAULT_COUNT_LIMIT
     geometry_max_states: int = 60_000
     continuity_max_states: int | None = None  # None: every optimal final state
     max_states: int = 20_000_000  # state budget of the independent searches

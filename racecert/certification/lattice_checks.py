@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis
-from racecert.certification.context import CheckResult, Verdict
+from racecert.certification.context import DEFAULT_CPSAT_BUDGET, CheckResult, Verdict
 from racecert.independent.lattice_cpsat import build_table, solve, table_candidates
 from racecert.independent.lattice_geometry import LatticeGeometry
 from racecert.independent.lattice_search import SearchResult, count_trajectories
@@ -40,7 +40,7 @@ GEOMETRY = "racecert.independent.lattice_geometry (parametric segments, discrimi
 class LatticeLimits:
     """The work bounds of a lattice certificate (deterministic units, not wall time)."""
 
-    cpsat_budget: float = 60.0
+    cpsat_budget: float = DEFAULT_CPSAT_BUDGET
     workers: int = 1
     search_max_states: int = 5_000_000
     geometry_max_states: int = 60_000

@@ -46,6 +46,7 @@ from racecert.batch.runner import (
 )
 from racecert.batch.store import ResultRow, ResultStore, StoreError
 from racecert.batch.task import TrackJob, TrackOutcome
+from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
 from racecert.cli.arguments import integer, print_error, seconds
 from racecert.cli.certify import MAX_COUNT_LIMIT, MAX_CPSAT_BUDGET
 from racecert.cli.output import (
@@ -99,13 +100,14 @@ def register(b: argparse.ArgumentParser) -> None:
                    type=integer(1, MAX_STATES, "a number of states"),
                    help=f"per task: stop a BFS run past N states (default {DEFAULT_MAX_STATES:,}):"
                         " the track's row records the limit")
-    b.add_argument("--cpsat-budget", metavar="UNITS", default=60.0,
+    b.add_argument("--cpsat-budget", metavar="UNITS", default=DEFAULT_CPSAT_BUDGET,
                    type=seconds(0.0, MAX_CPSAT_BUDGET, "deterministic time units"),
-                   help="with --certify: CP-SAT deterministic time per solve (default 60)")
-    b.add_argument("--count-limit", metavar="N", default=20_000,
+                   help="with --certify: CP-SAT deterministic time per solve "
+                        f"(default {DEFAULT_CPSAT_BUDGET:g})")
+    b.add_argument("--count-limit", metavar="N", default=DEFAULT_COUNT_LIMIT,
                    type=integer(0, MAX_COUNT_LIMIT, "a count"),
                    help="with --certify: largest optimal count enumerated by CP-SAT "
-                        "(default 20000)")
+                        f"(default {DEFAULT_COUNT_LIMIT})")
     b.add_argument("--retry-errors", action="store_true",
                    help="run again the tracks whose row records an error")
     b.add_argument("-v", "--verbose", action="store_true",

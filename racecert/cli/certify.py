@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from racecert.certification.certificate import Certificate, certify, step_count
-from racecert.certification.context import MethodKind
+from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET, MethodKind
 from racecert.certification.lattice_certificate import CHECKS_BY_PROFILE, certify_lattice
 from racecert.certification.lattice_checks import LatticeLimits
 from racecert.certification.proof_files import (
@@ -83,17 +83,17 @@ def register(c: argparse.ArgumentParser) -> None:
     c.add_argument("--verify", metavar="CERT",
                    help="re-check the proof files a written certificate names (SHA-256 and "
                         "DRUP check) instead of certifying a track")
-    c.add_argument("--cpsat-budget", metavar="UNITS", default=60.0,
+    c.add_argument("--cpsat-budget", metavar="UNITS", default=DEFAULT_CPSAT_BUDGET,
                    type=seconds(0.0, MAX_CPSAT_BUDGET, "deterministic time units"),
                    help="CP-SAT deterministic time per solve, > 0 and at most "
-                        f"{MAX_CPSAT_BUDGET:g} (default 60): the same verdicts on any "
-                        "machine, unlike wall seconds")
+                        f"{MAX_CPSAT_BUDGET:g} (default {DEFAULT_CPSAT_BUDGET:g}): the same "
+                        "verdicts on any machine, unlike wall seconds")
     c.add_argument("--best-start", action="store_true",
                    help="lattice tracks: certify the figures over every start position")
-    c.add_argument("--count-limit", metavar="N", default=20_000,
+    c.add_argument("--count-limit", metavar="N", default=DEFAULT_COUNT_LIMIT,
                    type=integer(0, MAX_COUNT_LIMIT, "a count"),
                    help=f"largest optimal count enumerated by CP-SAT, 0 to "
-                        f"{MAX_COUNT_LIMIT:,} (default 20000)")
+                        f"{MAX_COUNT_LIMIT:,} (default {DEFAULT_COUNT_LIMIT})")
     add_limit_arguments(c)
     c.set_defaults(func=cmd_certify)
 
