@@ -26,12 +26,11 @@ two cents, so this ends. Rounding of exact values is half-to-even (Python's
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from racecert.model.radicals import RadicalSum
+from racecert.model.radicals import RadicalSum, enclose_scaled
 
 WEIGHTS = {"coverage": 25, "expert_advantage": 25, "diversity": 20, "continuity": 30}
 MAX_BITS = 1 << 16  # enclosure precision beyond which rounding is called undecided
@@ -54,25 +53,13 @@ def band(total: Fraction | float) -> str:
 def enclose(x: RadicalSum, bits: int) -> tuple[Fraction, Fraction]:
     """Rationals lo <= x <= hi with hi - lo <= (number of terms) / 2^bits.
 
-    Each term c sqrt(d) 2^bits lies in [isqrt(c^2 d 4^bits), that + 1] (sign
-    adjusted); the integer part is exact.
+    The integer enclosure of 2^bits x is `racecert.model.radicals.enclose_scaled`'s.
 
     >>> lo, hi = enclose(RadicalSum.sqrt_of(2), 20)
     >>> lo <= Fraction(14142135623, 10**10) <= hi, float(hi - lo) <= 2**-20
     (True, True)
     """
-    lo = hi = 0
-    scale = 4**bits
-    for d, c in x.terms:
-        if d == 1:
-            lo += c << bits
-            hi += c << bits
-            continue
-        r = math.isqrt(c * c * d * scale)
-        if c > 0:
-            lo, hi = lo + r, hi + r + 1
-        else:
-            lo, hi = lo - r - 1, hi - r
+    lo, hi = enclose_scaled(x.terms, bits)
     den = 1 << bits
     return Fraction(lo, den), Fraction(hi, den)
 

@@ -175,13 +175,38 @@ def _float_sign(terms: tuple[Term, ...] | list[Term]) -> int | None:
     return None
 
 
+def enclose_scaled(terms: tuple[Term, ...] | list[Term], bits: int) -> tuple[int, int]:
+    """Integers lo <= 2**bits * sum(c*sqrt(d)) <= hi, each term enclosed by one ``isqrt``.
+
+    ``r = isqrt(c*c*d*4**bits)`` satisfies ``r <= |c|*sqrt(d)*2**bits < r + 1``, so each
+    irrational term adds an interval of width one; the integer part (``d == 1``) is exact.
+
+    >>> enclose_scaled([(1, 1), (2, 1)], 10)  # 1 + sqrt(2) = 2.41421...
+    (2472, 2473)
+    """
+    lo = hi = 0
+    scale = 1 << (2 * bits)
+    for d, c in terms:
+        if d == 1:
+            v = c << bits
+            lo += v
+            hi += v
+        else:
+            r = math.isqrt(c * c * d * scale)
+            if c > 0:
+                lo += r
+                hi += r + 1
+            else:
+                lo -= r + 1
+                hi -= r
+    return lo, hi
+
+
 def _exact_sign(terms: tuple[Term, ...] | list[Term]) -> int:
     """Sign of a nonempty canonical ``sum(c*sqrt(d))`` by exact integer interval refinement.
 
-    With ``k`` fractional bits, ``r = isqrt(c*c*d*4**k)`` satisfies
-    ``r <= |c|*sqrt(d)*2**k < r + 1``, so each term lies in an interval of width at most one
-    unit of ``2**-k`` (width zero for the integer part ``d == 1``). Summing the enclosures gives an
-    interval containing ``2**k`` times the true value; once it excludes zero the sign is proven.
+    With ``k`` fractional bits, `enclose_scaled` gives an interval containing ``2**k`` times
+    the true value; once it excludes zero the sign is proven.
     Otherwise ``k`` doubles. The canonical form is nonempty, so the value is nonzero by linear
     independence and the loop terminates.
     """
@@ -189,22 +214,7 @@ def _exact_sign(terms: tuple[Term, ...] | list[Term]) -> int:
         raise ValueError("the sign of an empty (zero) canonical form is 0; refuse to refine")
     bits = _EXACT_START_BITS
     while True:
-        lo = 0
-        hi = 0
-        scale = 1 << (2 * bits)
-        for d, c in terms:
-            if d == 1:
-                v = c << bits
-                lo += v
-                hi += v
-            else:
-                r = math.isqrt(c * c * d * scale)
-                if c > 0:
-                    lo += r
-                    hi += r + 1
-                else:
-                    lo -= r + 1
-                    hi -= r
+        lo, hi = enclose_scaled(terms, bits)
         if lo > 0:
             return 1
         if hi < 0:
