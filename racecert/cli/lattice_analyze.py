@@ -20,6 +20,7 @@ from racecert.cli.common import format_table, progress_bar
 from racecert.cli.output import write_text_atomic
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import LatticeTrack
+from racecert.model.profiles import profile_of
 
 
 def refused_option(args: argparse.Namespace) -> str | None:
@@ -38,7 +39,7 @@ def human_report(a: LatticeAnalysis) -> str:
     lo, hi = t.bounds_in_file()
     starts = ", ".join(str(t.to_file(p)) for p in a.considered)
     rows = [
-        ("track", f"{t.name}  (lattice, x {lo[0]}..{hi[0]}, y {lo[1]}..{hi[1]}, "
+        ("track", f"{t.name}  ({profile_of(t).name}, x {lo[0]}..{hi[0]}, y {lo[1]}..{hi[1]}, "
                   f"sha256 {t.sha256[:12]})"),
         ("starts searched", f"{starts}" + ("  (best start)" if a.best_start else "")),
         ("reachable", "yes" if b.reachable else "no"),
