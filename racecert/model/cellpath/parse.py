@@ -6,9 +6,9 @@
   rows: ``X`` wall, space free, ``S`` start, ``G`` goal, ``o`` free (an "error" cell
   of the noisy variant; there is no noise here) and ``P`` blocked (a pothole, which
   ends a run as a wall does); ``x`` and ``.`` are read as wall and free too, since
-  some published maps of this format draw their walls and blanks so. Editors strip trailing spaces, and a trailing space is a
-  free cell, so a row shorter than W is padded with free cells; a longer one is an
-  error.
+  some published maps of this format draw their walls and blanks so. Editors strip
+  trailing spaces, and a trailing space is a free cell, so a row shorter than W is
+  padded with free cells; a longer one is an error.
 - TOML: ``rules = "cell-path"``, ``name``, optional ``description``,
   ``max_acceleration`` (default 1) and ``speed_cap`` (default none), and
   ``map = '''...'''`` with rows in the Momba character set (the rows give the size).
