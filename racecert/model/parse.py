@@ -21,6 +21,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from racecert.model.cellpath.parse import parse_map_bytes, parse_toml_doc
 from racecert.model.errors import TrackError
 from racecert.model.lattice_parse import parse_with_rules
 from racecert.model.limits import MAX_FILE_BYTES
@@ -146,6 +147,9 @@ def parse_track(data: bytes | str, path: str = "<string>") -> Track:
 
     Bytes are the file's exact bytes: their SHA-256 names the track; text is
     named by the SHA-256 of its UTF-8 encoding (the same, for a UTF-8 file).
+    A `path` ending in ``.track`` is a cell-path map (`racecert.model.cellpath.parse`);
+    a TOML document with ``rules = "cell-path"`` a cell-path track, with any other
+    ``rules`` a lattice track.
     """
     if isinstance(data, str):
         try:
@@ -158,6 +162,8 @@ def parse_track(data: bytes | str, path: str = "<string>") -> Track:
     data = bytes(data)
     if len(data) > MAX_FILE_BYTES:
         raise _too_big(path)
+    if path.endswith(".track"):
+        return parse_map_bytes(data, path)  # type: ignore[return-value]
     sha = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8")
@@ -165,6 +171,8 @@ def parse_track(data: bytes | str, path: str = "<string>") -> Track:
         raise TrackError(path, "", f"not UTF-8 text (byte {exc.start})") from None
     src = _Source(path, text)
     doc = read_toml(text, path)
+    if doc.get("rules") == "cell-path":
+        return parse_toml_doc(doc, text, path, sha)  # type: ignore[return-value]
     if "rules" in doc:
         return parse_with_rules(doc, text, path, sha)  # type: ignore[return-value]
     return _build(doc, src, sha)

@@ -24,12 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from racecert.model.cellpath.rules import CellPathRules
+from racecert.model.cellpath.track import CellPathTrack
 from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.rules import RuleProfile, VectorRaceRules
 from racecert.model.track import Track
 
-AnyTrack = Track | LatticeTrack
+AnyTrack = Track | LatticeTrack | CellPathTrack
 """A track of any profile (what `racecert.model.parse.load_track` returns)."""
 
 
@@ -53,7 +55,9 @@ GRID = Profile("grid", "grid rules", Track, VectorRaceRules, multi_start=False,
                grid_slots=True)
 LATTICE = Profile("lattice", "lattice rules", LatticeTrack, LatticeRules, multi_start=True,
                   grid_slots=False)
-PROFILES: tuple[Profile, ...] = (GRID, LATTICE)
+CELL_PATH = Profile("cell-path", "cell-path rules", CellPathTrack, CellPathRules,
+                    multi_start=True, grid_slots=False)
+PROFILES: tuple[Profile, ...] = (GRID, LATTICE, CELL_PATH)
 """Every profile, the grid's first."""
 
 
