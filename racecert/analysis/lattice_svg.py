@@ -1,6 +1,7 @@
-"""An SVG picture of a lattice track and its analysis.
+"""An SVG picture of a lattice or cell-path track and its analysis.
 
-Drawn: the bounds, the lattice points (on tracks of at most `DOT_LIMIT` points), the
+Drawn: the bounds, on a cell-path track its blocked and goal cells (squares centred
+on the cells' points), on a lattice track the lattice points (on tracks of at most `DOT_LIMIT` points), the
 wall polylines and circles, the finish segment (with an arrow for a directed finish),
 every start (the optimal ones filled), every move of the optimal DAG as a thin red
 segment (the lattice counterpart of the grid's red coverage cells: there are no
@@ -16,7 +17,9 @@ import numpy as np
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis
 from racecert.analysis.trajectory import Trajectory
+from racecert.model.cellpath.track import BLOCKED, GOAL, CellPathTrack
 from racecert.model.lattice_track import LatticeTrack
+from racecert.model.profiles import profile_of
 
 FIT = 900
 MARGIN = 16
@@ -24,7 +27,8 @@ TOP = 64
 LEGEND_H = 84
 DOT_LIMIT = 20_000
 COLORS = {"wall": "#2f3b2f", "red": "#e0201b", "green": "#1f9d3a", "blue": "#1f4fd1",
-          "finish": "#111111", "start": "#ffffff", "bounds": "#888888", "dot": "#b8b8b8"}
+          "finish": "#111111", "start": "#ffffff", "bounds": "#888888", "dot": "#b8b8b8",
+          "goal": "#f2c230"}
 
 
 class _Frame:
@@ -82,6 +86,23 @@ def _finish(t: LatticeTrack, f: _Frame) -> list[str]:
     return out
 
 
+def _cells(t: CellPathTrack, f: _Frame) -> list[str]:
+    """The cells of a cell-path track as squares centred on their points (free ones are
+    the background; starts are drawn as the start dots)."""
+    fill = {BLOCKED: COLORS["wall"], GOAL: COLORS["goal"]}
+    half = f.scale / 2
+    return [f'<rect x="{f.x(x) - half:.2f}" y="{f.y(y) - half:.2f}" width="{f.scale:.2f}" '
+            f'height="{f.scale:.2f}" fill="{fill[c]}"/>'
+            for y, row in enumerate(t.rows) for x, c in enumerate(row) if c in fill]
+
+
+def _ground(t: LatticeTrack | CellPathTrack, f: _Frame) -> list[str]:
+    """What the track is drawn of: cells, or lattice dots, walls and the finish."""
+    if isinstance(t, CellPathTrack):
+        return _cells(t, f)
+    return [*_dots(t, f), *_walls(t, f)]
+
+
 def _dag_moves(a: LatticeAnalysis, f: _Frame) -> list[str]:
     dag = a.bfs.dag
     if dag is None:
@@ -100,7 +121,7 @@ def _dag_moves(a: LatticeAnalysis, f: _Frame) -> list[str]:
             f'stroke-width="1"/>']
 
 
-def _trajectory(t: LatticeTrack, traj: Trajectory, color: str, f: _Frame) -> list[str]:
+def _trajectory(t: LatticeTrack | CellPathTrack, traj: Trajectory, color: str, f: _Frame) -> list[str]:
     pts = [(p[0] - t.origin[0], p[1] - t.origin[1]) for p in traj.positions]
     line = " ".join(f"{f.x(x)},{f.y(y)}" for x, y in pts)
     dots = "".join(f'<circle cx="{f.x(x)}" cy="{f.y(y)}" r="2.4" fill="{color}"/>'
@@ -114,7 +135,7 @@ def render_lattice_svg(a: LatticeAnalysis) -> str:
     t = a.track
     f = _Frame(t)
     b = a.bfs
-    title = f"{t.name} — lattice rules" + (", best start" if a.best_start else "")
+    title = f"{t.name} — {profile_of(t).title}" + (", best start" if a.best_start else "")
     sub = (f"m* = {b.m_star}, {b.optimal_count:,} optimal trajectories, "
            f"{b.final_states} final states" if b.reachable else "finish unreachable")
     optimal = {s.position for s in a.starts}
@@ -130,7 +151,8 @@ def render_lattice_svg(a: LatticeAnalysis) -> str:
         f'<rect x="{f.x(0)}" y="{f.y(0)}" width="{f.x(t.width - 1) - f.x(0)}" '
         f'height="{f.y(t.height - 1) - f.y(0)}" fill="#f4f4f4" stroke="{COLORS["bounds"]}" '
         'stroke-width="1"/>',
-        *_dots(t, f), *_walls(t, f), *_dag_moves(a, f), *_finish(t, f),
+        *_ground(t, f), *_dag_moves(a, f),
+        *(_finish(t, f) if isinstance(t, LatticeTrack) else []),
     ]
     for name, ext in (("green", a.green), ("blue", a.blue)):
         if ext is not None:

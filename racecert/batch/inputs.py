@@ -1,7 +1,7 @@
 """The tracks of a batch: files, folders and glob patterns expanded to a list of files.
 
 A file is taken as given (any name); a folder contributes every `*.toml` file
-below it (recursively, hidden files and folders left out); anything else is a
+and every `*.track` map (the cell-path profile) below it (recursively, hidden files and folders left out); anything else is a
 glob pattern (`**` spans folders). Each file appears once, in the order given
 (a folder's and a pattern's files sorted by path). Something that names no file
 is bad input: a `TrackError` whose one-line message names the argument.
@@ -21,9 +21,10 @@ def _visible(path: Path, root: Path) -> bool:
 
 def _folder_tracks(arg: str) -> list[str]:
     root = Path(arg)
-    found = sorted(p for p in root.rglob("*.toml") if p.is_file() and _visible(p, root))
+    found = sorted(p for pattern in ("*.toml", "*.track") for p in root.rglob(pattern)
+                   if p.is_file() and _visible(p, root))
     if not found:
-        raise TrackError(arg, "", "the folder holds no .toml track file")
+        raise TrackError(arg, "", "the folder holds no .toml or .track track file")
     return [str(p) for p in found]
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
+from racecert.certification import cellpath_checks
 from racecert.certification.certificate import (
     FIGURE_VERDICTS,
     SCHEMA,
@@ -43,11 +44,20 @@ CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
     ("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*", check_m_star_cpsat),
     ("independent search: m*, exact counts, finals, green and blue", check_search),
 )
-CHECKS_BY_PROFILE: dict[str, tuple[tuple[str, LatticeCheck], ...]] = {"lattice": CHECKS}
+CELL_PATH_CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
+    ("move validity: the profile's expand vs the independent cell-path walk",
+     cellpath_checks.check_geometry),  # type: ignore[list-item]
+    ("independent cell-path search: m*, exact counts, finals, green and blue",
+     cellpath_checks.check_search),  # type: ignore[list-item]
+)
+CHECKS_BY_PROFILE: dict[str, tuple[tuple[str, LatticeCheck], ...]] = {
+    "lattice": CHECKS, "cell-path": CELL_PATH_CHECKS}
 """The independent checks of each profile that lists its start positions."""
 KINDS = {check_geometry: MethodKind.SECOND_IMPLEMENTATION,
          check_m_star_cpsat: MethodKind.SOLVER_MODEL,
-         check_search: MethodKind.SECOND_IMPLEMENTATION}
+         check_search: MethodKind.SECOND_IMPLEMENTATION,
+         cellpath_checks.check_geometry: MethodKind.SECOND_IMPLEMENTATION,
+         cellpath_checks.check_search: MethodKind.SECOND_IMPLEMENTATION}
 """The kind of method of each lattice check (a plugged-in check has none)."""
 
 

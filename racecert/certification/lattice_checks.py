@@ -58,7 +58,7 @@ def oracle_starts(a: LatticeAnalysis) -> str:
 # -- move validity -----------------------------------------------------------------------
 
 
-def _reachable_states(rules: LatticeRules, starts: list, cap: int, depth: int
+def reachable_states(rules: LatticeRules, starts: list, cap: int, depth: int
                       ) -> tuple[StateArrays, bool]:
     """Up to `cap` states reachable from `starts` within `depth` - 1 moves, breadth first
     (arrivals not continued): the states the oracle's BFS expanded; whether that is all
@@ -89,7 +89,7 @@ def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
     t0 = time.perf_counter()
     rules = LatticeRules(track)
     geo = LatticeGeometry(track)
-    states, complete = _reachable_states(
+    states, complete = reachable_states(
         rules, [rules.state_at(p) for p in a.considered], lim.geometry_max_states,
         a.bfs.depth_explored)
     exp = rules.expand(states)
@@ -212,11 +212,11 @@ def check_search(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
     out = [res("reachable", b.reachable, r.reachable, b.reachable == r.reachable, r.reason)]
     if not r.reachable or not b.reachable:
         return out
-    out += _figures_of(track, a, b, r, res)
+    out += search_figures(track, a, b, r, res)
     return out
 
 
-def _figures_of(track: LatticeTrack, a: LatticeAnalysis, b: BfsResult, r: SearchResult, res
+def search_figures(track: LatticeTrack, a: LatticeAnalysis, b: BfsResult, r: SearchResult, res
                 ) -> list[CheckResult]:
     mine_starts = starts_text(track, [(p, c) for p, c in zip(r.starts, r.counts, strict=True)
                                       if c])

@@ -61,11 +61,16 @@ class StateCodec:
         return StateArrays(*cols)
 
     def kinematic(self, s: StateArrays) -> np.ndarray:
-        """Keys of (x, y, vx, vy, layer) only: what distinguishes final states."""
-        w, h, rvx, rvy, _, _, _ = self._radices
+        """Keys of (x, y, vx, vy, layer) only: what distinguishes final states, in the
+        order (layer, vy, vx, y, x). A final state is never stored, and under the
+        cell-path rules an arriving move may stop short of p + v' with |v'| beyond the
+        grid's range, so the velocity digits widen to the data (the order is the same)."""
+        w, h = self.width, self.height
+        ox = max(w - 1, int(np.abs(s.vx).max(initial=0)))
+        oy = max(h - 1, int(np.abs(s.vy).max(initial=0)))
         key = s.layer.astype(np.int64)
-        key = key * rvy + (s.vy.astype(np.int64) + (h - 1))
-        key = key * rvx + (s.vx.astype(np.int64) + (w - 1))
+        key = key * (2 * oy + 1) + (s.vy.astype(np.int64) + oy)
+        key = key * (2 * ox + 1) + (s.vx.astype(np.int64) + ox)
         key = key * h + s.y
         return key * w + s.x
 

@@ -13,8 +13,9 @@ is the vectorised profile the BFS consumes: candidates state-major, acceleration
 in `accelerations` order, one numpy pass per tick index with the finished moves
 dropped. A stored state lies on the grid with q = p + v', so |v'x| <= W-1 and
 |v'y| <= H-1 and the `StateCodec` packs it; an *arrival* can stop before p + v' is
-reached, so its v' could exceed that range by up to A: such an arrival raises
-`CellPathLimitError` (it only happens on maps a few cells wide, never silently).
+reached, so its v' may exceed that range by up to A: arrivals are never packed into
+state keys (`StateCodec.kinematic`, which groups the final states, widens its velocity
+digits to the data).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from racecert.model.cellpath.track import BLOCKED, GOAL, CellPathLimitError, CellPathTrack
+from racecert.model.cellpath.track import BLOCKED, GOAL, CellPathTrack
 from racecert.model.rules import CarState, Expansion, StateArrays, acceleration_set
 
 _FREE, _BLOCKED, _GOAL = 0, 1, 2
@@ -142,15 +143,6 @@ class CellPathRules:
             act = act[(code == _FREE) & (nn > k)]
         keep = np.flatnonzero(ok & ~arrived)
         arr = np.flatnonzero(arrived)
-        if len(arr) and (int(np.abs(vx[arr]).max()) > t.width - 1
-                         or int(np.abs(vy[arr]).max()) > t.height - 1):
-            i = arr[np.flatnonzero((np.abs(vx[arr]) > t.width - 1)
-                                   | (np.abs(vy[arr]) > t.height - 1))[0]]
-            raise CellPathLimitError(
-                f"an arriving move with velocity ({vx[i]}, {vy[i]}) exceeds what the "
-                f"states of a {t.width}x{t.height} grid encode (|vx| <= {t.width - 1}, "
-                f"|vy| <= {t.height - 1}); the oracle's search stops rather than merge "
-                "final states")
 
         def states(rows: np.ndarray) -> StateArrays:
             zero = np.zeros(len(rows), dtype=np.int32)

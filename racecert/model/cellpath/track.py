@@ -56,10 +56,10 @@ class CellPathTrack:
     path: str = field(default="", compare=False)
 
     layers = 1
+    origin = (0, 0)  # file coordinates are the track's own (no shift, unlike lattice files)
     opening = None
     kind = None
     elevated = None
-    rules = "cell-path"
 
     def __post_init__(self) -> None:
         check_track(self)

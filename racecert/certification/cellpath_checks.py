@@ -1,0 +1,85 @@
+"""The checks of a cell-path certificate: the analysis (the oracle: `CellPathRules` +
+`layered_bfs` + `RepresentativeDP`) against the independent cell-path machinery.
+
+- move validity: every acceleration from the reachable states (capped), the profile's
+  vectorised `expand` against the independent walk (`racecert.independent.cellpath.walk`,
+  exact rationals): validity, arrival and the state the move ends in;
+- the independent search (`racecert.independent.cellpath.search`): m*, the exact count
+  per start, the final states, and the least and greatest lengths with their ties.
+
+No solver model covers this profile yet: m* and the counts are confirmed by the second
+implementation only, and the certificate's headline says so.
+"""
+
+from __future__ import annotations
+
+import time
+
+from racecert.analysis.lattice_pipeline import LatticeAnalysis
+from racecert.certification.context import CheckResult, Verdict
+from racecert.certification.lattice_checks import LatticeLimits, reachable_states, search_figures
+from racecert.independent.cellpath.search import count_trajectories
+from racecert.independent.cellpath.walk import accelerations, successor
+from racecert.model.cellpath.rules import CellPathRules
+from racecert.model.cellpath.track import CellPathTrack
+
+WALK = "racecert.independent.cellpath.walk (exact rational ticks)"
+SEARCH = "independent cell-path search (racecert.independent.cellpath.search, dicts, exact ints)"
+
+
+def check_geometry(track: CellPathTrack, a: LatticeAnalysis, lim: LatticeLimits
+                   ) -> list[CheckResult]:
+    """Every acceleration from the reachable states: expand vs the independent walk."""
+    t0 = time.perf_counter()
+    rules = CellPathRules(track)
+    states, complete = reachable_states(
+        rules, [rules.state_at(p) for p in a.considered], lim.geometry_max_states,
+        a.bfs.depth_explored)
+    exp = rules.expand(states)
+    ours = {(int(i), int(s.x[j]), int(s.y[j]), int(s.vx[j]), int(s.vy[j]), arrives)
+            for s, src, arrives in ((exp.succ, exp.src, False),
+                                    (exp.arrive_state, exp.arrive_src, True))
+            for j, i in enumerate(src)}
+    theirs = set()
+    accs = accelerations(track)
+    for i in range(len(states)):
+        s = (int(states.x[i]), int(states.y[i]), int(states.vx[i]), int(states.vy[i]))
+        for acc in accs:
+            r = successor(track, s, acc)
+            if r is not None:
+                theirs.add((i, *r[0], r[1]))
+    diff = sorted(ours ^ theirs)[:10]
+    n = len(states)
+    scope = ("every state the BFS expanded" if complete
+             else f"the first {n:,} states the BFS expanded (breadth first; capped)")
+    return [CheckResult(
+        "move_validity", "racecert.model.cellpath.rules (vectorised expand)", WALK,
+        f"{len(accs) * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ",
+        Verdict.DISAGREE if diff else Verdict.AGREE,
+        f"all {len(accs)} accelerations from {scope}: validity, arrival and the end state; "
+        f"{len(theirs):,} valid", time.perf_counter() - t0,
+        tuple((f"difference {i + 1}", str(d)) for i, d in enumerate(diff)),
+        work=f"{n:,} states")]
+
+
+def check_search(track: CellPathTrack, a: LatticeAnalysis, lim: LatticeLimits
+                 ) -> list[CheckResult]:
+    """m*, counts, finals, optimal starts, green and blue by the independent search."""
+    t0 = time.perf_counter()
+    r = count_trajectories(track, list(a.considered), max_states=lim.search_max_states)
+    b = a.bfs
+    spent = time.perf_counter() - t0
+    work = f"{r.states:,} states"
+
+    def res(figure: str, ours: object, theirs: object, equal: bool, reason: str
+            ) -> CheckResult:
+        return CheckResult(figure, ours, SEARCH, theirs,  # type: ignore[arg-type]
+                           Verdict.AGREE if equal else Verdict.DISAGREE, reason, spent, work=work)
+
+    if not r.complete:
+        return [CheckResult(f, None, SEARCH, None, Verdict.TIMEOUT, r.reason, spent, work=work)
+                for f in ("reachable", "m_star", "optimal_count")]
+    out = [res("reachable", b.reachable, r.reachable, b.reachable == r.reachable, r.reason)]
+    if not r.reachable or not b.reachable:
+        return out
+    return out + search_figures(track, a, b, r, res)  # type: ignore[arg-type]
