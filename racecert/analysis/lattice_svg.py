@@ -1,12 +1,14 @@
 """An SVG picture of a lattice or cell-path track and its analysis.
 
-Drawn: the bounds, on a cell-path track its blocked and goal cells (squares centred
-on the cells' points), on a lattice track the lattice points (on tracks of at most `DOT_LIMIT` points), the
-wall polylines and circles, the finish segment (with an arrow for a directed finish),
-every start (the optimal ones filled), every move of the optimal DAG as a thin red
-segment (the lattice counterpart of the grid's red coverage cells: there are no
-cells), and the green and blue trajectories. The scale fits the longer side into
-`FIT` pixels; the picture is in the file's coordinates (y downward).
+Drawn: the bounds; on a cell-path track its blocked and goal cells (squares centred
+on the cells' points); on a lattice track the lattice points (on tracks of at most
+`DOT_LIMIT` points), the wall polylines and circles, the finish segment (with an arrow
+for a directed finish); every start (the optimal ones filled), every move of the
+optimal DAG as a thin red segment (the counterpart of the grid's red coverage cells),
+and the green and blue trajectories (a cell-path trajectory's last move is drawn
+whole, to p + v', as its length counts it, though the run ends at the goal cell).
+The scale fits the longer side into `FIT` pixels; the picture is in the file's
+coordinates (y downward).
 """
 
 from __future__ import annotations
@@ -121,7 +123,8 @@ def _dag_moves(a: LatticeAnalysis, f: _Frame) -> list[str]:
             f'stroke-width="1"/>']
 
 
-def _trajectory(t: LatticeTrack | CellPathTrack, traj: Trajectory, color: str, f: _Frame) -> list[str]:
+def _trajectory(t: LatticeTrack | CellPathTrack, traj: Trajectory, color: str, f: _Frame
+                ) -> list[str]:
     pts = [(p[0] - t.origin[0], p[1] - t.origin[1]) for p in traj.positions]
     line = " ".join(f"{f.x(x)},{f.y(y)}" for x, y in pts)
     dots = "".join(f'<circle cx="{f.x(x)}" cy="{f.y(y)}" r="2.4" fill="{color}"/>'

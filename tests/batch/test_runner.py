@@ -239,7 +239,7 @@ def test_expand_tracks(track_folder: Path, tmp_path: Path) -> None:
     with pytest.raises(TrackError, match="no file matches"):
         expand_tracks([str(tmp_path / "*.nothing")])
     (tmp_path / "empty").mkdir()
-    with pytest.raises(TrackError, match="holds no .toml"):
+    with pytest.raises(TrackError, match="holds no .toml or .track"):
         expand_tracks([str(tmp_path / "empty")])
 
 

@@ -1,0 +1,115 @@
+"""Cell-path certificates: every figure confirmed on the bundled maps, and each check
+fails when the oracle's figure (or its expand) is corrupted."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
+from racecert.certification import cellpath_checks
+from racecert.certification.cellpath_checks import check_geometry, check_search
+from racecert.certification.lattice_certificate import certify_lattice
+from racecert.certification.lattice_checks import LatticeLimits
+from racecert.model.cellpath.rules import CellPathRules
+from racecert.model.cellpath.track import CellPathTrack
+from racecert.model.parse import load_track
+from racecert.model.radicals import RadicalSum
+from racecert.model.rules import Expansion, StateArrays
+
+ROOT = Path(__file__).resolve().parents[2]
+MAPS = ROOT / "tracks" / "cellpath"
+LIM = LatticeLimits()
+
+
+@pytest.fixture(scope="module", params=["hairpin", "chicane"])
+def track(request: pytest.FixtureRequest) -> CellPathTrack:
+    t = load_track(MAPS / f"{request.param}.toml")
+    assert isinstance(t, CellPathTrack)
+    return t
+
+
+def _corrupt(a: LatticeAnalysis, **changes) -> LatticeAnalysis:
+    return dataclasses.replace(a, bfs=dataclasses.replace(a.bfs, **changes))
+
+
+@pytest.mark.parametrize("best_start", [False, True])
+def test_the_bundled_maps_are_certified(track: CellPathTrack, best_start: bool) -> None:
+    c = certify_lattice(track, best_start=best_start, limits=LIM)
+    assert c.status == "certified", c.headline
+    assert c.to_json()["rules"] == "cell-path"
+    # no solver model covers the profile: the headline says the figures rest on the
+    # second implementation alone
+    assert "by the second implementation only" in c.headline and "m_star" in c.headline
+
+
+def test_the_search_disagrees_with_wrong_figures(track: CellPathTrack) -> None:
+    a = analyze_lattice(track, best_start=True)
+    assert all(r.verdict == "agree" for r in check_search(track, a, LIM))
+    for changes in ({"optimal_count": a.bfs.optimal_count + 1}, {"m_star": a.bfs.m_star + 1}):
+        verdicts = {r.figure: r.verdict for r in check_search(track, _corrupt(a, **changes),
+                                                              LIM)}
+        assert "disagree" in verdicts.values(), changes
+    assert a.green is not None and a.blue is not None
+    for name, ext in (("green", a.green), ("blue", a.blue)):
+        off = dataclasses.replace(ext, length=ext.length + RadicalSum.sqrt_of(2))
+        verdicts = {r.figure: r.verdict for r in check_search(
+            track, dataclasses.replace(a, **{name: off}), LIM)}
+        assert verdicts[f"{name}_length"] == "disagree"
+        tied = dataclasses.replace(ext, ties=ext.ties + 1)
+        verdicts = {r.figure: r.verdict for r in check_search(
+            track, dataclasses.replace(a, **{name: tied}), LIM)}
+        assert verdicts[f"{name}_ties"] == "disagree"
+    moved = dataclasses.replace(a.starts[0], optimal_count=a.starts[0].optimal_count + 1)
+    verdicts = {r.figure: r.verdict for r in check_search(track, dataclasses.replace(
+        a, starts=(moved, *a.starts[1:])), LIM)}
+    assert verdicts["optimal_starts"] == "disagree"
+
+
+class _DropsAMove(CellPathRules):
+    """An expand that forgets the last valid successor of every batch (a corrupted rule)."""
+
+    def expand(self, batch: StateArrays) -> Expansion:
+        e = super().expand(batch)
+        keep = np.arange(max(len(e.src) - 1, 0))
+        return Expansion(e.src[keep], e.succ.take(keep), e.arrive_src, e.arrive_state)
+
+
+class _ArrivesLate(CellPathRules):
+    """An expand whose arrivals end at p + v' instead of the goal cell they reach."""
+
+    def expand(self, batch: StateArrays) -> Expansion:
+        e = super().expand(batch)
+        st = e.arrive_state
+        if not len(st):
+            return e
+        src = e.arrive_src
+        moved = StateArrays(batch.x[src] + st.vx, batch.y[src] + st.vy, st.vx, st.vy,
+                            st.layer, st.progress, st.phase)
+        return Expansion(e.src, e.succ, src, moved)
+
+
+@pytest.mark.parametrize("corrupted", [_DropsAMove, _ArrivesLate])
+def test_the_geometry_check_catches_a_corrupted_expand(
+        track: CellPathTrack, corrupted: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    a = analyze_lattice(track, best_start=True)
+    (good,) = check_geometry(track, a, LIM)
+    assert good.verdict == "agree"
+    monkeypatch.setattr(cellpath_checks, "CellPathRules", corrupted)
+    (bad,) = check_geometry(track, a, LIM)
+    assert bad.verdict == "disagree" and bad.artefacts
+
+
+def test_a_capped_search_is_a_timeout_not_an_agreement(track: CellPathTrack) -> None:
+    a = analyze_lattice(track)
+    results = check_search(track, a, dataclasses.replace(LIM, search_max_states=5))
+    assert results and {r.verdict for r in results} == {"timeout"}
+
+
+def test_a_capped_geometry_check_says_so(track: CellPathTrack) -> None:
+    a = analyze_lattice(track)
+    (r,) = check_geometry(track, a, dataclasses.replace(LIM, geometry_max_states=20))
+    assert r.verdict == "agree" and "capped" in r.reason
