@@ -14,7 +14,10 @@ the disposition a terminal gives, so the suite restores Python's handler (childr
 start with the default and install their own).
 
 Shared work: `circuit_certificate` certifies the documented circuit once for the whole
-session (two test modules in two folders read it).
+session (two test modules in two folders read it); `browser` is one chromium for every
+browser test of the session (the studio's and the race replay page's: two Playwright
+instances at once in one process are refused, so the two folders could not each keep
+their own across a run that orders them studio first).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import contextlib
 import dataclasses
 import io
 import os
+import shutil
 import signal
 from pathlib import Path
 
@@ -66,3 +70,18 @@ def circuit_certificate(tmp_path_factory: pytest.TempPathFactory) -> CircuitCert
         code = main(["certify", "tracks/tiny_circuit_nocont.toml", "-o",
                      str(folder / "cert.json")])
     return CircuitCertificate(folder, code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless chromium (Debian's, driven by Playwright) for every browser test of the
+    session (tests/studio, tests/race): each test opens its own page in it."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    chromium = os.environ.get("RACECERT_CHROMIUM") or shutil.which("chromium")
+    if chromium is None:
+        pytest.fail("Debian's chromium is needed: apt-get install -y chromium (make test "
+                    "installs it), or set RACECERT_CHROMIUM to its path")
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield b
+        b.close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -42,16 +40,5 @@ def client(tmp_path: Path):
         yield c
 
 
-@pytest.fixture(scope="session")
-def browser():
-    """One headless chromium (Debian's, driven by Playwright) for every studio browser
-    test of the session: each test opens its own page in it."""
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    chromium = os.environ.get("RACECERT_CHROMIUM") or shutil.which("chromium")
-    if chromium is None:
-        pytest.fail("Debian's chromium is needed: apt-get install -y chromium (make test "
-                    "installs it), or set RACECERT_CHROMIUM to its path")
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield b
-        b.close()
+# the `browser` fixture (one chromium for every browser test of the session, the replay
+# page's in tests/race too) is in tests/conftest.py
