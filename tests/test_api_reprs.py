@@ -283,6 +283,7 @@ def test_a_lattice_analysis_shows_its_picture_beside_its_figures() -> None:
     assert not any(t == "script" for t, _ in page.tags)
     rows = {r[0]: r[1] for r in page.rows["racecert-analysis"]}
     assert rows["track"] == HOSTILE  # shown as text, not markup
+    assert rows["accelerations"] == "moore"
     assert rows["m*"] == str(a.bfs.m_star) and rows["optimal trajectories"] == str(
         a.bfs.optimal_count)
     assert rows["green length"] == str(a.green.length)

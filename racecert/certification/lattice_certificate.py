@@ -36,7 +36,7 @@ from racecert.certification.lattice_checks import (
 )
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import LatticeTrack
-from racecert.model.profiles import profile_of
+from racecert.model.profiles import acceleration_set_name, profile_of
 
 LatticeCheck = Callable[[LatticeTrack, LatticeAnalysis, LatticeLimits], list[CheckResult]]
 CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
@@ -74,8 +74,8 @@ def _unreachable(a: LatticeAnalysis) -> str | None:
 
 FIGURES: tuple[tuple[str, Callable[[LatticeAnalysis], Any],
                      Callable[[LatticeAnalysis], str | None]], ...] = (
-    ("move_validity", lambda a: f"the {profile_of(a.track).name} profile's rules",
-     lambda a: None),
+    ("move_validity", lambda a: f"the {profile_of(a.track).name} profile's rules "
+     f"({acceleration_set_name(a.track)} accelerations)", lambda a: None),
     ("reachable", lambda a: a.bfs.reachable, lambda a: None),
     ("m_star", lambda a: a.bfs.m_star, _unreachable),
     ("optimal_count", lambda a: str(a.bfs.optimal_count), _unreachable),
@@ -153,6 +153,7 @@ class LatticeCertificate:
             "figures": {f.name: f.to_json() for f in figures},
             "track": {"name": t.name, "path": t.path, "sha256": t.sha256, "width": t.width,
                       "height": t.height, "bounds": [list(lo), list(hi)],
+                      "accelerations": acceleration_set_name(t),
                       "best_start": self.analysis.best_start,
                       "starts_considered": [list(t.to_file(p))
                                             for p in self.analysis.considered]},

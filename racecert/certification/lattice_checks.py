@@ -2,7 +2,8 @@
 `LatticeRules` + `layered_bfs` + `RepresentativeDP`) with independent machinery.
 
 - move validity: every move from the reachable states (capped), the profile's vectorised
-  `expand` against the independent `LatticeGeometry` (validity, finish, net lap count);
+  `expand` against the independent `LatticeGeometry` (validity, finish, net lap count),
+  over the track's acceleration set as the independent side states it;
 - m* by CP-SAT: no finish within m* - 1 moves, a witness at m* replayed by the
   independent geometry (tracks whose move table fits `MAX_TABLE_CANDIDATES`);
 - the independent search (`count_trajectories`): m*, the exact count per start, the
@@ -21,11 +22,12 @@ from racecert.certification.context import DEFAULT_CPSAT_BUDGET, CheckResult, Ve
 from racecert.independent.lattice_cpsat import build_table, solve, table_candidates
 from racecert.independent.lattice_geometry import LatticeGeometry
 from racecert.independent.lattice_search import SearchResult, count_trajectories
+from racecert.independent.race_rules import lattice_accels
 from racecert.independent.sqrt_sums import Sum
 from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack, Point
 from racecert.model.radicals import RadicalSum
-from racecert.model.rules import ACCELERATIONS, StateArrays
+from racecert.model.rules import StateArrays
 from racecert.oracle.bfs import BfsResult
 
 MAX_TABLE_CANDIDATES = 2_000_000
@@ -85,7 +87,11 @@ def reachable_states(rules: LatticeRules, starts: list, cap: int, depth: int
 
 def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
                    ) -> list[CheckResult]:
-    """Every acceleration from the reachable states: expand vs the independent geometry."""
+    """Every acceleration from the reachable states: expand vs the independent geometry.
+
+    The candidates on the independent side come from its own statement of the track's
+    acceleration set (`race_rules.lattice_accels`), so an oracle that used another set
+    (a diagonal move on a von Neumann track, a missing one on a Moore track) differs."""
     t0 = time.perf_counter()
     rules = LatticeRules(track)
     geo = LatticeGeometry(track)
@@ -100,9 +106,10 @@ def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
               int(exp.arrive_state.vx[j]), int(exp.arrive_state.vy[j]), None, True)
              for j, i in enumerate(exp.arrive_src)}
     n = len(states)
-    ax = np.array([c[0] for c in ACCELERATIONS], dtype=np.int64)
-    ay = np.array([c[1] for c in ACCELERATIONS], dtype=np.int64)
-    src = np.repeat(np.arange(n), 9)
+    accels = lattice_accels(track.accelerations)
+    ax = np.array([c[0] for c in accels], dtype=np.int64)
+    ay = np.array([c[1] for c in accels], dtype=np.int64)
+    src = np.repeat(np.arange(n), len(accels))
     vx = (states.vx.astype(np.int64)[:, None] + ax).ravel()
     vy = (states.vy.astype(np.int64)[:, None] + ay).ravel()
     px, py = states.x.astype(np.int64)[src], states.y.astype(np.int64)[src]
@@ -121,11 +128,12 @@ def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
     diff = sorted(ours ^ theirs)[:10]
     scope = ("every state the BFS expanded" if complete
              else f"the first {n:,} states the BFS expanded (breadth first; capped)")
-    value = f"{9 * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ"
+    value = f"{len(accels) * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ"
     return [CheckResult(
         "move_validity", "racecert.model.lattice_rules (vectorised expand)", GEOMETRY, value,
         Verdict.DISAGREE if diff else Verdict.AGREE,
-        f"all 9 accelerations from {scope}: validity, finishing and the net lap count; "
+        f"all {len(accels)} accelerations of the {track.accelerations} set from {scope}: "
+        "validity, finishing and the net lap count; "
         f"{len(theirs):,} valid", time.perf_counter() - t0,
         tuple((f"difference {i + 1}", str(d)) for i, d in enumerate(diff)),
         work=f"{n:,} states")]

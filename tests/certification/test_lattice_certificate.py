@@ -27,6 +27,7 @@ from racecert.model.rules import Expansion, StateArrays
 
 ROOT = Path(__file__).resolve().parents[2]
 RIDDLER = ROOT / "tracks" / "lattice" / "riddler.toml"
+RIDDLER_VN = ROOT / "tracks" / "lattice" / "riddler_von_neumann.toml"
 LIM = LatticeLimits(cpsat_budget=120.0)
 
 SMALL = """rules = "lattice"
@@ -163,3 +164,70 @@ def test_independent_sums_of_square_roots() -> None:
     assert compare({1: 54608393}, {2: 38613965}) == -1
     assert text({1: 5, 2: 3, 5: 6}) == "5 + 3*sqrt(2) + 6*sqrt(5)"
     assert length(6, 8) == ((1, 10),) and length(2, 2) == ((2, 2),) and length(0, 0) == ()
+
+
+# -- the von Neumann acceleration set ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def riddler_vn() -> LatticeTrack:
+    t = load_track(RIDDLER_VN)
+    assert isinstance(t, LatticeTrack) and t.accelerations == "von-neumann"
+    return t
+
+
+def test_the_von_neumann_riddler_is_certified(riddler_vn: LatticeTrack) -> None:
+    """Five accelerations: the lap takes 14 moves (12 with nine), by a unique route; the
+    oracle, the independent search and the CP-SAT model all say so."""
+    c = certify_lattice(riddler_vn, limits=LIM)
+    assert c.status == "certified", c.to_json()["figures"]
+    figs = {f.name: f for f in c.figures}
+    assert figs["m_star"].value == 14 and figs["optimal_count"].value == "1"
+    assert {r.method for r in figs["m_star"].checks} == {lattice_checks.CPSAT,
+                                                         lattice_checks.SEARCH}
+    data = c.to_json()
+    assert data["track"]["accelerations"] == "von-neumann"
+    assert "von-neumann" in figs["move_validity"].value
+    (geo,) = figs["move_validity"].checks
+    assert "all 5 accelerations of the von-neumann set" in geo.reason
+
+
+@pytest.mark.parametrize("delta", [-1, 1])
+def test_a_wrong_von_neumann_m_star_disagrees(riddler_vn: LatticeTrack, delta: int) -> None:
+    a = analyze_lattice(riddler_vn)
+    bad = corrupt_bfs(a, m_star=a.bfs.m_star + delta)
+    (r,) = check_m_star_cpsat(riddler_vn, bad, LIM)
+    assert r.verdict == "disagree", r
+    verdicts = {r.figure: r.verdict for r in check_search(riddler_vn, bad, LIM)}
+    assert verdicts["m_star"] == "disagree"
+
+
+def test_a_wrong_von_neumann_count_disagrees(riddler_vn: LatticeTrack) -> None:
+    a = analyze_lattice(riddler_vn)
+    bad = corrupt_bfs(a, optimal_count=a.bfs.optimal_count + 1)
+    verdicts = {r.figure: r.verdict for r in check_search(riddler_vn, bad, LIM)}
+    assert verdicts["optimal_count"] == "disagree"
+    assert verdicts["m_star"] == "agree"
+
+
+class _AlwaysMoore(LatticeRules):
+    """An oracle profile that ignores the track's set and moves with all nine."""
+
+    def __init__(self, track: LatticeTrack, *args, **kwargs) -> None:
+        super().__init__(dataclasses.replace(track, accelerations="moore"), *args, **kwargs)
+
+
+def test_an_oracle_ignoring_the_set_is_caught(riddler_vn: LatticeTrack,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """With nine accelerations on the von Neumann track the oracle's figures are the
+    Moore ones (m* 12): the search and CP-SAT disagree, and the geometry check, whose
+    candidates come from the independent side's own set, finds the diagonal moves."""
+    wrong = analyze_lattice(riddler_vn, rules=_AlwaysMoore(riddler_vn))
+    assert wrong.bfs.m_star == 12
+    verdicts = {r.figure: r.verdict for r in check_search(riddler_vn, wrong, LIM)}
+    assert verdicts["m_star"] == "disagree"
+    (r,) = check_m_star_cpsat(riddler_vn, wrong, LIM)
+    assert r.verdict == "disagree", r
+    monkeypatch.setattr(lattice_checks, "LatticeRules", _AlwaysMoore)
+    (bad,) = check_geometry(riddler_vn, analyze_lattice(riddler_vn), LIM)
+    assert bad.verdict == "disagree" and bad.artefacts
