@@ -17,7 +17,7 @@ import time
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis
 from racecert.certification.context import CheckResult, Verdict
-from racecert.certification.lattice_checks import LatticeLimits, reachable_states, search_figures
+from racecert.certification.lattice_checks import LatticeLimits, reachable_states, search_results
 from racecert.independent.cellpath.search import count_trajectories
 from racecert.independent.cellpath.walk import accelerations, successor
 from racecert.model.cellpath.rules import CellPathRules
@@ -67,19 +67,4 @@ def check_search(track: CellPathTrack, a: LatticeAnalysis, lim: LatticeLimits
     """m*, counts, finals, optimal starts, green and blue by the independent search."""
     t0 = time.perf_counter()
     r = count_trajectories(track, list(a.considered), max_states=lim.search_max_states)
-    b = a.bfs
-    spent = time.perf_counter() - t0
-    work = f"{r.states:,} states"
-
-    def res(figure: str, ours: object, theirs: object, equal: bool, reason: str
-            ) -> CheckResult:
-        return CheckResult(figure, ours, SEARCH, theirs,  # type: ignore[arg-type]
-                           Verdict.AGREE if equal else Verdict.DISAGREE, reason, spent, work=work)
-
-    if not r.complete:
-        return [CheckResult(f, None, SEARCH, None, Verdict.TIMEOUT, r.reason, spent, work=work)
-                for f in ("reachable", "m_star", "optimal_count")]
-    out = [res("reachable", b.reachable, r.reachable, b.reachable == r.reachable, r.reason)]
-    if not r.reachable or not b.reachable:
-        return out
-    return out + search_figures(track, a, b, r, res)  # type: ignore[arg-type]
+    return search_results(track, a, r, time.perf_counter() - t0)  # type: ignore[arg-type]

@@ -183,8 +183,62 @@ def timing_json(total: float, results: tuple[CheckResult, ...],
     return out
 
 
+class Judged:
+    """What every profile's certificate derives from its `figures` (each figure judged
+    over its checks) and `results` (every check): the status, the unconfirmed figures,
+    the headline. A certificate class supplies those two (and `track`); the rest is here,
+    once, so a profile's certificate cannot judge differently from the grid's."""
+
+    results: tuple[CheckResult, ...]
+    track: Any
+
+    @property
+    def figures(self) -> tuple[FigureVerdict, ...]:  # pragma: no cover - every subclass
+        raise NotImplementedError
+
+    @property
+    def other_checks(self) -> tuple[CheckResult, ...]:
+        """Checks that address no figure (they count for the status only); none here."""
+        return ()
+
+    @property
+    def status(self) -> Status:
+        """`disagree`, `certified` (every existing figure agrees) or `partial`."""
+        verdicts = [f.verdict for f in self.figures]
+        if "disagree" in verdicts or any(r.verdict == Verdict.DISAGREE for r in self.results):
+            return "disagree"
+        if all(v in ("agree", "not-applicable") for v in verdicts):
+            return "certified"
+        return "partial"
+
+    @property
+    def unconfirmed(self) -> tuple[str, ...]:
+        """Names of the existing figures no independent check confirmed."""
+        return tuple(f.name for f in self.figures if f.verdict in UNCONFIRMED)
+
+    @property
+    def headline(self) -> str:
+        """The one-line verdict of `headline` (status, unconfirmed figures, figures that
+        rest on the second implementation alone)."""
+        return headline(self.status, self.figures, self.other_checks)
+
+    @property
+    def ok(self) -> bool:
+        """No check disagrees."""
+        return self.status != "disagree"
+
+    @property
+    def certified(self) -> bool:
+        """Every figure that exists on this track is confirmed by an independent check."""
+        return self.status == "certified"
+
+    def __repr__(self) -> str:
+        open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
+        return f"{type(self).__name__}({self.track.name!r}, status={self.status!r}{open_})"
+
+
 @dataclass(frozen=True)
-class Certificate:
+class Certificate(Judged):
     """Everything `racecert certify` found for one track, as `certify` returns it.
 
     Frozen: a result, never updated. The verdicts are derived, not stored: `figures`
@@ -253,41 +307,6 @@ class Certificate:
         for the status (a disagreement is one) but confirm no figure."""
         return tuple(r for r in self.results
                      if not set(canonical_figures(r.figure)) & set(FIGURE_NAMES))
-
-    @property
-    def status(self) -> Status:
-        """`disagree`, `certified` (every existing figure agrees) or `partial`."""
-        verdicts = [f.verdict for f in self.figures]
-        if "disagree" in verdicts or any(r.verdict == Verdict.DISAGREE for r in self.results):
-            return "disagree"
-        if all(v in ("agree", "not-applicable") for v in verdicts):
-            return "certified"
-        return "partial"
-
-    @property
-    def unconfirmed(self) -> tuple[str, ...]:
-        """Names of the existing figures no independent check confirmed."""
-        return tuple(f.name for f in self.figures if f.verdict in UNCONFIRMED)
-
-    @property
-    def headline(self) -> str:
-        """The one-line verdict of `headline` (status, unconfirmed figures, figures that
-        rest on the second implementation alone)."""
-        return headline(self.status, self.figures, self.other_checks)
-
-    @property
-    def ok(self) -> bool:
-        """No check disagrees."""
-        return self.status != "disagree"
-
-    @property
-    def certified(self) -> bool:
-        """Every figure that exists on this track is confirmed by an independent check."""
-        return self.status == "certified"
-
-    def __repr__(self) -> str:
-        open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
-        return f"Certificate({self.track.name!r}, status={self.status!r}{open_})"
 
     def _repr_html_(self) -> str:
         """The headline above one table row per figure (value, verdict, `confirmed_by`,

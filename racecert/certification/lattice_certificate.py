@@ -19,14 +19,12 @@ from racecert.certification import cellpath_checks
 from racecert.certification.certificate import (
     FIGURE_VERDICTS,
     SCHEMA,
-    UNCONFIRMED,
     FigureVerdict,
-    Status,
-    headline,
+    Judged,
     judge_figure,
     timing_json,
 )
-from racecert.certification.context import CheckResult, MethodKind, StepFn, Verdict
+from racecert.certification.context import CheckResult, MethodKind, StepFn
 from racecert.certification.lattice_checks import (
     LatticeLimits,
     check_geometry,
@@ -89,7 +87,7 @@ FIGURES: tuple[tuple[str, Callable[[LatticeAnalysis], Any],
 
 
 @dataclass(frozen=True)
-class LatticeCertificate:
+class LatticeCertificate(Judged):
     """Everything `racecert certify` found for one lattice track."""
 
     track: LatticeTrack
@@ -107,36 +105,6 @@ class LatticeCertificate:
                                   tuple(by.get(name, ())))
                      for name, value, absent in FIGURES)
 
-    @property
-    def status(self) -> Status:
-        verdicts = [f.verdict for f in self.figures]
-        if "disagree" in verdicts or any(r.verdict == Verdict.DISAGREE for r in self.results):
-            return "disagree"
-        if all(v in ("agree", "not-applicable") for v in verdicts):
-            return "certified"
-        return "partial"
-
-    @property
-    def unconfirmed(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.figures if f.verdict in UNCONFIRMED)
-
-    @property
-    def headline(self) -> str:
-        """The one-line verdict (as the grid certificate's)."""
-        return headline(self.status, self.figures)
-
-    @property
-    def ok(self) -> bool:
-        return self.status != "disagree"
-
-    @property
-    def certified(self) -> bool:
-        return self.status == "certified"
-
-    def __repr__(self) -> str:
-        open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
-        return f"LatticeCertificate({self.track.name!r}, status={self.status!r}{open_})"
-
     def to_json(self) -> dict[str, Any]:
         t, figures = self.track, self.figures
         n = {v: sum(f.verdict == v for f in figures) for v in FIGURE_VERDICTS}
@@ -146,7 +114,7 @@ class LatticeCertificate:
             "schema": SCHEMA,
             "rules": profile_of(t).name,
             "status": self.status,
-            "headline": headline(self.status, figures),
+            "headline": self.headline,
             "unconfirmed": list(self.unconfirmed),
             "second_implementation_only": {f.name: f.second_implementation_only
                                            for f in figures if f.second_implementation_only},

@@ -24,6 +24,7 @@ from racecert.independent.lattice_geometry import LatticeGeometry
 from racecert.independent.lattice_search import SearchResult, count_trajectories
 from racecert.independent.race_rules import lattice_accels
 from racecert.independent.sqrt_sums import Sum
+from racecert.model.cellpath.track import CellPathTrack
 from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack, Point
 from racecert.model.radicals import RadicalSum
@@ -205,8 +206,16 @@ def check_search(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
     t0 = time.perf_counter()
     r = count_trajectories(track, list(a.considered), max_states=lim.search_max_states,
                            extremes=True)
+    return search_results(track, a, r, time.perf_counter() - t0)
+
+
+def search_results(track: LatticeTrack | CellPathTrack, a: LatticeAnalysis,
+                   r: SearchResult, spent: float) -> list[CheckResult]:
+    """The results of a profile's independent search `r` (its `SearchResult`: the lattice
+    search's, or the cell-path search's of the same shape) against the analysis: timeouts
+    when it did not finish, else reachability and, where both reach, every figure
+    (`search_figures`)."""
     b = a.bfs
-    spent = time.perf_counter() - t0
     work = f"{r.states:,} states"
 
     def res(figure: str, ours: object, theirs: object, equal: bool, reason: str
@@ -220,8 +229,7 @@ def check_search(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
     out = [res("reachable", b.reachable, r.reachable, b.reachable == r.reachable, r.reason)]
     if not r.reachable or not b.reachable:
         return out
-    out += search_figures(track, a, b, r, res)
-    return out
+    return out + search_figures(track, a, b, r, res)
 
 
 def search_figures(track: LatticeTrack, a: LatticeAnalysis, b: BfsResult, r: SearchResult, res
