@@ -23,7 +23,7 @@ from racecert.independent.lattice_cpsat import build_table, solve, table_candida
 from racecert.independent.lattice_geometry import LatticeGeometry
 from racecert.independent.lattice_search import SearchResult, count_trajectories
 from racecert.independent.race_rules import lattice_accels
-from racecert.independent.sqrt_sums import Sum
+from racecert.independent.radical_forms import Sum
 from racecert.model.cellpath.track import CellPathTrack
 from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack, Point

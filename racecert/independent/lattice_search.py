@@ -28,7 +28,7 @@ import numpy as np
 
 from racecert.independent.lattice_geometry import LatticeGeometry
 from racecert.independent.race_rules import lattice_accels
-from racecert.independent.sqrt_sums import Sum, add, approx, compare, length
+from racecert.independent.radical_forms import Sum, add, approx, compare, length
 from racecert.model.lattice_track import LatticeTrack, Point
 
 NET_RANGE = 128

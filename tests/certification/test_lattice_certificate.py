@@ -18,7 +18,7 @@ from racecert.certification.lattice_checks import (
     check_m_star_cpsat,
     check_search,
 )
-from racecert.independent.sqrt_sums import compare, length, text
+from racecert.independent.radical_forms import compare, length, text
 from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import load_track, parse_track

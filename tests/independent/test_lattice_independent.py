@@ -18,7 +18,7 @@ from racecert.independent.lattice_geometry import (
 )
 from racecert.independent.lattice_search import count_trajectories
 from racecert.independent.race_rules import lattice_accels
-from racecert.independent.sqrt_sums import add, compare, length
+from racecert.independent.radical_forms import add, compare, length
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import parse_track
 from tests import lattice_bruteforce as bf

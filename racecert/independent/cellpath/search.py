@@ -6,7 +6,7 @@ Written apart from the oracle (`racecert.oracle.bfs.layered_bfs` over
 (x, y, vx, vy) tuples, the moves of `racecert.independent.cellpath.walk` (exact
 rationals), and every figure carried forward layer by layer on each state: one Python
 integer count per start, and the least and greatest exact length (a sum of square roots,
-`racecert.independent.sqrt_sums`) of a path to it with the number of paths that have it.
+`racecert.independent.radical_forms`) of a path to it with the number of paths that have it.
 Layer t holds the states first reached after t moves from any start; the first layer
 with an arriving move fixes m*, and the arriving moves of that layer are the optimal
 trajectories' last moves (one count per start is exact for the reason given in
@@ -17,7 +17,7 @@ whole (docs/rules.md, "The cell-path profile").
 
 Bounded: the search stops after `max_states` states and says so (`complete` False).
 
->>> from racecert.independent.sqrt_sums import text
+>>> from racecert.independent.radical_forms import text
 >>> from racecert.model.cellpath.track import CellPathTrack
 >>> t = CellPathTrack("t", 4, 1, ("s..g",), ((0, 0),))
 >>> r = count_trajectories(t, [(0, 0)])
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from racecert.independent.cellpath.walk import State, accelerations, successor
 from racecert.independent.lattice_search import SearchResult
-from racecert.independent.sqrt_sums import Sum, add, approx, compare, length
+from racecert.independent.radical_forms import Sum, add, approx, compare, length
 from racecert.model.cellpath.track import CellPathTrack
 
 _TOLERANCE = 1e-9
