@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from racecert.independent.dag import LayeredDag
+from racecert.independent.race_rules import RANKED_ACCELS
 from racecert.independent.radical_forms import (
     RadicalLength,
     Radicands,
@@ -38,8 +39,7 @@ from racecert.independent.radical_forms import (
 )
 
 UNIT_ROUNDOFF = 2.0**-53
-ACCELERATION_OF_RANK: tuple[tuple[int, int], ...] = tuple(
-    (ax, ay) for ay in (-1, 0, 1) for ax in (-1, 0, 1))
+ACCELERATION_OF_RANK = RANKED_ACCELS
 
 
 @dataclass(frozen=True)

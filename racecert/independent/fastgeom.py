@@ -54,6 +54,7 @@ from racecert.independent.fastgeom_kernel import (
     valid_moves,
     walk_moves,
 )
+from racecert.independent.race_rules import ACCELS
 from racecert.model.track import Track
 
 # Reason codes of `FastGeometry.classify` (the order of the checks is the rule order):
@@ -63,8 +64,8 @@ __all__ = ["NOT_ENDABLE", "OFF_GRID", "OFF_TRACK", "OK", "OPENING", "WRONG_WAY",
 REASONS = ("ok", "zero velocity", "opening rule", "leaves the grid", "off-track cell",
            "ends off asphalt", "wrong way over a line")
 
-ACCEL_X = np.array([ax for ax in (-1, 0, 1) for _ay in (-1, 0, 1)], dtype=np.int64)
-ACCEL_Y = np.array([ay for _ax in (-1, 0, 1) for ay in (-1, 0, 1)], dtype=np.int64)
+ACCEL_X = np.array([ax for ax, _ in ACCELS], dtype=np.int64)
+ACCEL_Y = np.array([ay for _, ay in ACCELS], dtype=np.int64)
 """The nine accelerations; acceleration index a is (ACCEL_X[a], ACCEL_Y[a])."""
 
 _OFF, _ASPHALT, _SHOULDER, _RAMP = 0, 1, 2, 3

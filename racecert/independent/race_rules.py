@@ -70,7 +70,11 @@ class RowTable(Protocol):
 
 
 ACCELS: tuple[tuple[int, int], ...] = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
-"""The nine accelerations, ax major."""
+"""The nine accelerations, ax major: the one list of this side (every search, table and
+model here iterates it, or `RANKED_ACCELS` where the order is a tie-break)."""
+
+RANKED_ACCELS: tuple[tuple[int, int], ...] = tuple(sorted(ACCELS, key=lambda a: (a[1], a[0])))
+"""The same nine in the representatives' tie-break order: ay, then ax, ascending."""
 
 LATTICE_ACCELS: dict[str, tuple[tuple[int, int], ...]] = {
     "moore": ACCELS,

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from racecert.independent.race_rules import RANKED_ACCELS
 from racecert.independent.radical_forms import (
     RadicalLength,
     Radicands,
@@ -55,8 +56,7 @@ from racecert.model.track import Track
 
 UNIT_ROUNDOFF = 2.0**-53
 DEFAULT_MAX_STATES = 20_000_000
-ACCELERATION_OF_RANK: tuple[tuple[int, int], ...] = tuple(
-    (ax, ay) for ay in (-1, 0, 1) for ax in (-1, 0, 1))
+ACCELERATION_OF_RANK = RANKED_ACCELS
 
 
 class SearchBudget(RuntimeError):
