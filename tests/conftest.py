@@ -17,8 +17,10 @@ start with the default and install their own).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 
+import pytest
 from hypothesis import settings
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
@@ -29,3 +31,19 @@ settings.register_profile("explore", deadline=None, print_blob=True)
 settings.register_profile("thorough", parent=settings.get_profile("explore"),
                           max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "racecert"))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless chromium (Debian's, driven by Playwright) for every browser test of
+    the session (the studio's and the race replay's): each test opens its own page in
+    it. One per session, so that no two Playwright loops are ever open at once."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    chromium = os.environ.get("RACECERT_CHROMIUM") or shutil.which("chromium")
+    if chromium is None:
+        pytest.fail("Debian's chromium is needed: apt-get install -y chromium (make test "
+                    "installs it), or set RACECERT_CHROMIUM to its path")
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield b
+        b.close()

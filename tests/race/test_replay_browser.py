@@ -45,15 +45,6 @@ def race():
     return run_race(t, [Alonso(), Amateur(), Alonso(), Amateur()], laps=2, seed=3)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """One chromium for the module's tests; each opens its own page."""
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(race, browser, tmp_path):
     html = tmp_path / "race.html"

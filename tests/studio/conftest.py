@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -40,18 +38,3 @@ def studio_client(app) -> TestClient:
 def client(tmp_path: Path):
     with studio_client(make_app(tmp_path)) as c:
         yield c
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """One headless chromium (Debian's, driven by Playwright) for every studio browser
-    test of the session: each test opens its own page in it."""
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    chromium = os.environ.get("RACECERT_CHROMIUM") or shutil.which("chromium")
-    if chromium is None:
-        pytest.fail("Debian's chromium is needed: apt-get install -y chromium (make test "
-                    "installs it), or set RACECERT_CHROMIUM to its path")
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield b
-        b.close()
