@@ -312,7 +312,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
         track = load_named_track(args.track)
         if args.best_start and not profile_of(track).multi_start:
-            return print_error("--best-start: a grid track has one car (lattice tracks only)")
+            return print_error("--best-start: a grid track has one car (lattice and cell-path "
+                               "tracks only)")
         if out is None:
             cert = run_certify(track, args, None, limits.budget)
             data = cert.to_json()

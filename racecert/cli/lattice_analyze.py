@@ -26,10 +26,11 @@ from racecert.model.profiles import acceleration_set_name, profile_of
 def refused_option(args: argparse.Namespace) -> str | None:
     """Why an option of the grid pipeline has no lattice meaning, or None."""
     if args.mode != "exact":
-        return ("--mode editor: lattice tracks have no opening phase; only the exact key "
-                "applies")
+        return ("--mode editor: lattice and cell-path tracks have no opening phase; only "
+                "the exact key applies")
     if args.all_slots:
-        return "--all-slots: a lattice track lists its start positions; use --best-start"
+        return ("--all-slots: a lattice or cell-path track lists its start positions; use "
+                "--best-start")
     return None
 
 
