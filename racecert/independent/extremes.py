@@ -37,6 +37,7 @@ from racecert.independent.radical_forms import (
     SignStats,
     sign_of_difference,
 )
+from racecert.independent.unique import distinct_sorted
 
 UNIT_ROUNDOFF = 2.0**-53
 ACCELERATION_OF_RANK = RANKED_ACCELS
@@ -209,7 +210,7 @@ class _Pass:
         ref = np.repeat(multi[first], np.diff(np.r_[np.nonzero(first)[0], len(multi)]))
         same = ((c.col[multi] == c.col[ref]) & (c.k[multi] == c.k[ref])
                 & rows_equal(rows, c.src[multi], c.src[ref]))
-        hard_groups = np.unique(gm[~same])
+        hard_groups = distinct_sorted(gm[~same])
         easy = ~np.isin(gm, hard_groups)
         win = np.concatenate((win, multi[easy]))
         for grp in hard_groups.tolist():

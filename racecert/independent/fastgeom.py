@@ -55,6 +55,7 @@ from racecert.independent.fastgeom_kernel import (
     walk_moves,
 )
 from racecert.independent.race_rules import ACCELS
+from racecert.independent.unique import distinct_sorted
 from racecert.model.track import Track
 
 # Reason codes of `FastGeometry.classify` (the order of the checks is the rule order):
@@ -259,7 +260,7 @@ class FastGeometry:
         n = len(x)
         if n:  # every displacement a state's nine accelerations can make (not (0, 0))
             side = 2 * int(max(np.abs(vx).max(), np.abs(vy).max())) + 5
-            base = np.unique((vx + side // 2) * side + (vy + side // 2))
+            base = distinct_sorted((vx + side // 2) * side + (vy + side // 2))
             cand = (base[:, None] + (ACCEL_X * side + ACCEL_Y)[None, :]).ravel()
             dvx, dvy = np.divmod(cand, side)
             dvx, dvy = dvx - side // 2, dvy - side // 2
@@ -288,7 +289,7 @@ class FastGeometry:
                 self._slot[(dx + self._span) * side + dy + self._span] = s
         side = 2 * self._span + 1
         codes = (vx + self._span) * side + (vy + self._span)
-        missing = np.unique(codes[self._slot[codes] < 0])
+        missing = distinct_sorted(codes[self._slot[codes] < 0])
         if not len(missing):
             return
         for c in missing.tolist():
