@@ -186,7 +186,7 @@ def timing_json(total: float, results: tuple[CheckResult, ...],
 class Judged:
     """What every profile's certificate derives from its `figures` (each figure judged
     over its checks) and `results` (every check): the status, the unconfirmed figures,
-    the headline. A certificate class supplies those two (and `track`); the rest is here,
+    the headline, and the notebook view (`_repr_html_`). A certificate class supplies those two (and `track`); the rest is here,
     once, so a profile's certificate cannot judge differently from the grid's."""
 
     results: tuple[CheckResult, ...]
@@ -235,6 +235,13 @@ class Judged:
     def __repr__(self) -> str:
         open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
         return f"{type(self).__name__}({self.track.name!r}, status={self.status!r}{open_})"
+
+    def _repr_html_(self) -> str:
+        """The headline above one table row per figure (value, verdict, `confirmed_by`,
+        why), for notebooks; every text escaped (`certificate_html`)."""
+        from racecert.certification.certificate_html import render_html
+
+        return render_html(self)
 
 
 @dataclass(frozen=True)
@@ -307,13 +314,6 @@ class Certificate(Judged):
         for the status (a disagreement is one) but confirm no figure."""
         return tuple(r for r in self.results
                      if not set(canonical_figures(r.figure)) & set(FIGURE_NAMES))
-
-    def _repr_html_(self) -> str:
-        """The headline above one table row per figure (value, verdict, `confirmed_by`,
-        why), for notebooks; every text escaped (`certificate_html`)."""
-        from racecert.certification.certificate_html import render_html
-
-        return render_html(self)
 
     def to_json(self) -> dict[str, Any]:
         """The certificate file of `racecert certify -o` (docs/certificate.md, `SCHEMA`)."""
