@@ -186,8 +186,9 @@ def timing_json(total: float, results: tuple[CheckResult, ...],
 class Judged:
     """What every profile's certificate derives from its `figures` (each figure judged
     over its checks) and `results` (every check): the status, the unconfirmed figures,
-    the headline, and the notebook view (`_repr_html_`). A certificate class supplies those two (and `track`); the rest is here,
-    once, so a profile's certificate cannot judge differently from the grid's."""
+    the headline, and the notebook view (`_repr_html_`). A certificate class supplies
+    those two (and `track`, `seconds`); the rest is here, once, so a profile's certificate
+    cannot judge differently from the grid's."""
 
     results: tuple[CheckResult, ...]
     track: Any
