@@ -261,10 +261,8 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
                     budget=budget, **limits)
 
 
-_LATTICE_LIMITS = {"cpsat_budget": "cpsat_budget", "workers": "workers",
-                   "max_states": "search_max_states",
-                   "geometry_max_states": "geometry_max_states"}
-"""The `certify` keywords a lattice certificate takes, by their `LatticeLimits` field."""
+_LATTICE_LIMITS = ("cpsat_budget", "workers", "max_states", "geometry_max_states")
+"""The `certify` keywords whose limits a lattice or cell-path certificate's checks use."""
 
 
 def _certify_lattice(track: AnyTrack, limits: dict[str, Any], step: StepFn | None,
@@ -272,13 +270,11 @@ def _certify_lattice(track: AnyTrack, limits: dict[str, Any], step: StepFn | Non
                      grid_only: dict[str, Any]) -> LatticeCertificate:
     """`certify` of a lattice or cell-path track: its profile's checks under `limits`."""
     from racecert.certification.lattice_certificate import certify_lattice
-    from racecert.certification.lattice_checks import LatticeLimits
 
     given = {k for k, v in grid_only.items() if v is not None}
     given |= {k for k in limits if k not in _LATTICE_LIMITS}
     if given:
         raise ValueError(f"{profile_of(track).title}: {', '.join(sorted(given))} "
                          "apply to grid tracks only")
-    lim = LatticeLimits(**{_LATTICE_LIMITS[k]: v for k, v in limits.items()})
     return certify_lattice(track, best_start=best_start, step=step,  # type: ignore[arg-type]
-                           limits=lim, budget=budget)
+                           budget=budget, **limits)

@@ -31,6 +31,7 @@ independent method reproduces.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -374,6 +375,19 @@ def _kinded(results: list[CheckResult], kind: MethodKind | None) -> list[CheckRe
             for r in results]
 
 
+def run_checks(ctx: CertifyContext, checks: Sequence[NamedCheck | Check],
+               step: StepFn | None = None) -> list[CheckResult]:
+    """Every check's results over `ctx`, in order, each with its kind (its own or its
+    check's); `step(label)` before each check. The one loop of every profile's
+    certificate."""
+    results: list[CheckResult] = []
+    for check in map(_named, checks):
+        if step:
+            step(check.label)
+        results.extend(_kinded(check.run(ctx), check.kind))
+    return results
+
+
 def step_count(checks: list[NamedCheck | Check] | None = None) -> int:
     """How many times `certify` calls `step` (the two oracle runs and every check): the
     total of a progress display."""
@@ -403,11 +417,7 @@ def certify(track: Track, checks: list[NamedCheck | Check] | None = None, *,
     editor = layered_bfs(track, "editor", progress=progress, budget=budget)
     exact = analysis.bfs
     ctx = CertifyContext(track, exact, editor, analysis=analysis, work=work, **limits)
-    results: list[CheckResult] = []
-    for check in map(_named, checks if checks is not None else default_checks()):
-        if step:
-            step(check.label)
-        results.extend(_kinded(check.run(ctx), check.kind))
+    results = run_checks(ctx, checks if checks is not None else default_checks(), step)
     return Certificate(track, analysis, editor, tuple(results),
                        arbitrate(results, exact, editor), time.perf_counter() - t0)
 

@@ -10,8 +10,8 @@ names it), `disagree` when a check disagrees.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
@@ -22,41 +22,40 @@ from racecert.certification.certificate import (
     FigureVerdict,
     Judged,
     judge_figure,
+    run_checks,
     timing_json,
 )
-from racecert.certification.context import CheckResult, MethodKind, StepFn
+from racecert.certification.context import CheckResult, MethodKind, NamedCheck, StepFn
 from racecert.certification.lattice_checks import (
-    LatticeLimits,
     check_geometry,
     check_m_star_cpsat,
     check_search,
+    lattice_context,
     oracle_starts,
 )
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.profiles import acceleration_set_name, profile_of
 
-LatticeCheck = Callable[[LatticeTrack, LatticeAnalysis, LatticeLimits], list[CheckResult]]
-CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
-    ("move validity: the profile's expand vs the independent lattice geometry", check_geometry),
-    ("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*", check_m_star_cpsat),
-    ("independent search: m*, exact counts, finals, green and blue", check_search),
+SECOND = MethodKind.SECOND_IMPLEMENTATION
+CHECKS: tuple[NamedCheck, ...] = (
+    NamedCheck("move validity: the profile's expand vs the independent lattice geometry",
+               check_geometry, SECOND),
+    NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*",
+               check_m_star_cpsat, MethodKind.SOLVER_MODEL),
+    NamedCheck("independent search: m*, exact counts, finals, green and blue", check_search,
+               SECOND),
 )
-CELL_PATH_CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
-    ("move validity: the profile's expand vs the independent cell-path walk",
-     cellpath_checks.check_geometry),  # type: ignore[list-item]
-    ("independent cell-path search: m*, exact counts, finals, green and blue",
-     cellpath_checks.check_search),  # type: ignore[list-item]
+CELL_PATH_CHECKS: tuple[NamedCheck, ...] = (
+    NamedCheck("move validity: the profile's expand vs the independent cell-path walk",
+               cellpath_checks.check_geometry, SECOND),
+    NamedCheck("independent cell-path search: m*, exact counts, finals, green and blue",
+               cellpath_checks.check_search, SECOND),
 )
-CHECKS_BY_PROFILE: dict[str, tuple[tuple[str, LatticeCheck], ...]] = {
+CHECKS_BY_PROFILE: dict[str, tuple[NamedCheck, ...]] = {
     "lattice": CHECKS, "cell-path": CELL_PATH_CHECKS}
-"""The independent checks of each profile that lists its start positions."""
-KINDS = {check_geometry: MethodKind.SECOND_IMPLEMENTATION,
-         check_m_star_cpsat: MethodKind.SOLVER_MODEL,
-         check_search: MethodKind.SECOND_IMPLEMENTATION,
-         cellpath_checks.check_geometry: MethodKind.SECOND_IMPLEMENTATION,
-         cellpath_checks.check_search: MethodKind.SECOND_IMPLEMENTATION}
-"""The kind of method of each lattice check (a plugged-in check has none)."""
+"""The independent checks of each profile that lists its start positions: the same
+`NamedCheck`s over the same `CertifyContext` as the grid's (`lattice_context`)."""
 
 
 def _length(a: LatticeAnalysis, which: str, part: str) -> Any:
@@ -141,24 +140,17 @@ class LatticeCertificate(Judged):
 
 
 def certify_lattice(track: LatticeTrack, *, best_start: bool = False,
-                    step: StepFn | None = None, limits: LatticeLimits | None = None,
-                    checks: tuple[tuple[str, LatticeCheck], ...] | None = None,
-                    budget: StateBudget | None = None) -> LatticeCertificate:
+                    step: StepFn | None = None, checks: Sequence[NamedCheck] | None = None,
+                    budget: StateBudget | None = None, **limits: Any) -> LatticeCertificate:
     """Run the lattice analysis and every check; `step(label)` before each. `budget`
     (`--max-states`) bounds the oracle's search, as on grid tracks (`StateLimitReached`);
-    the independent checks keep their own bounds (`LatticeLimits`). `checks`: the
-    profile's own (`CHECKS_BY_PROFILE`) unless given."""
+    the independent checks take `limits` (`CertifyContext`'s fields: `cpsat_budget`,
+    `workers`, `max_states`, `geometry_max_states`) over this profile's defaults
+    (`lattice_context`). `checks`: the profile's own (`CHECKS_BY_PROFILE`) unless given."""
     t0 = time.perf_counter()
     checks = CHECKS_BY_PROFILE[profile_of(track).name] if checks is None else checks
-    lim = limits or LatticeLimits()
     if step:
         step("lattice analysis (the oracle's figures)")
     analysis = analyze_lattice(track, best_start, budget=budget)
-    results: list[CheckResult] = []
-    for label, check in checks:
-        if step:
-            step(label)
-        kind = KINDS.get(check)
-        results.extend(r if r.kind is not None or kind is None else replace(r, kind=kind)
-                       for r in check(track, analysis, lim))
+    results = run_checks(lattice_context(analysis, **limits), checks, step)
     return LatticeCertificate(track, analysis, tuple(results), time.perf_counter() - t0)

@@ -13,12 +13,12 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis
-from racecert.certification.context import DEFAULT_CPSAT_BUDGET, CheckResult, Verdict
+from racecert.certification.context import CertifyContext, CheckResult, Verdict
 from racecert.independent.lattice_cpsat import build_table, solve, table_candidates
 from racecert.independent.lattice_geometry import LatticeGeometry
 from racecert.independent.lattice_search import SearchResult, count_trajectories
@@ -39,14 +39,24 @@ SEARCH = "independent layered search (racecert.independent.lattice_search, exact
 GEOMETRY = "racecert.independent.lattice_geometry (parametric segments, discriminants)"
 
 
-@dataclass(frozen=True)
-class LatticeLimits:
-    """The work bounds of a lattice certificate (deterministic units, not wall time)."""
+SEARCH_MAX_STATES = 5_000_000
+"""The independent search's state budget on lattice and cell-path tracks unless a user
+says otherwise (`CertifyContext.max_states`)."""
 
-    cpsat_budget: float = DEFAULT_CPSAT_BUDGET
-    workers: int = 1
-    search_max_states: int = 5_000_000
-    geometry_max_states: int = 60_000
+
+def lattice_context(analysis: LatticeAnalysis, **limits: Any) -> CertifyContext:
+    """The checks' context for a lattice or cell-path `analysis`: its track and BFS, no
+    editor key, `limits` (`CertifyContext`'s fields) over this profile's defaults."""
+    return CertifyContext(analysis.track, analysis.bfs, None, analysis=analysis,
+                          **{"max_states": SEARCH_MAX_STATES, **limits})
+
+
+def lattice_of(ctx: CertifyContext) -> tuple[Any, LatticeAnalysis]:
+    """The track and the `LatticeAnalysis` of a start-list profile's context."""
+    if not isinstance(ctx.analysis, LatticeAnalysis):
+        raise TypeError("a lattice or cell-path check needs the context of a LatticeAnalysis "
+                        "(lattice_context)")
+    return ctx.track, ctx.analysis
 
 
 def starts_text(track: LatticeTrack, starts: list[tuple[Point, int]]) -> str:
@@ -86,18 +96,18 @@ def reachable_states(rules: LatticeRules, starts: list, cap: int, depth: int
     return StateArrays.of(out), True
 
 
-def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
-                   ) -> list[CheckResult]:
+def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
     """Every acceleration from the reachable states: expand vs the independent geometry.
 
     The candidates on the independent side come from its own statement of the track's
     acceleration set (`race_rules.lattice_accels`), so an oracle that used another set
     (a diagonal move on a von Neumann track, a missing one on a Moore track) differs."""
     t0 = time.perf_counter()
+    track, a = lattice_of(ctx)
     rules = LatticeRules(track)
     geo = LatticeGeometry(track)
     states, complete = reachable_states(
-        rules, [rules.state_at(p) for p in a.considered], lim.geometry_max_states,
+        rules, [rules.state_at(p) for p in a.considered], ctx.geometry_max_states,
         a.bfs.depth_explored)
     exp = rules.expand(states)
     ours = {(int(i), int(s.x[j]), int(s.y[j]), int(s.vx[j]), int(s.vy[j]),
@@ -143,10 +153,10 @@ def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
 # -- m* by CP-SAT ------------------------------------------------------------------------
 
 
-def check_m_star_cpsat(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
-                       ) -> list[CheckResult]:
+def check_m_star_cpsat(ctx: CertifyContext) -> list[CheckResult]:
     """No finish within m* - 1 moves (infeasible), a replayed witness at exactly m*."""
     t0 = time.perf_counter()
+    track, a = lattice_of(ctx)
     b = a.bfs
     m = b.m_star
 
@@ -166,10 +176,10 @@ def check_m_star_cpsat(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimi
     starts = list(a.considered)
     arte: tuple = (("table rows", str(len(table.rows))), ("table scope", table.scope))
     if m >= 2:
-        below = solve(track, table, m - 1, starts, "within", budget=lim.cpsat_budget,
-                      workers=lim.workers)
+        below = solve(track, table, m - 1, starts, "within", budget=ctx.cpsat_budget,
+                      workers=ctx.workers)
         if below.status == "unknown":
-            return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
+            return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {ctx.cpsat_budget:g} "
                           f"deterministic time units at T = {m - 1} ({below.solver_status})",
                           arte)
         if below.status == "feasible":
@@ -177,9 +187,9 @@ def check_m_star_cpsat(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimi
             return result(Verdict.DISAGREE, f"<= {len(below.positions) - 1}",
                           f"a finish within {m - 1} moves (replay: {why})",
                           arte + (("witness", str(below.positions)),))
-    at = solve(track, table, m, starts, "exact", budget=lim.cpsat_budget, workers=lim.workers)
+    at = solve(track, table, m, starts, "exact", budget=ctx.cpsat_budget, workers=ctx.workers)
     if at.status == "unknown":
-        return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
+        return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {ctx.cpsat_budget:g} "
                       f"deterministic time units at T = {m} ({at.solver_status})", arte)
     if at.status == "infeasible":
         return result(Verdict.DISAGREE, f"> {m}", f"no finish within {m - 1} moves and none at {m}",
@@ -200,11 +210,11 @@ def _same_length(ours: RadicalSum, theirs: Sum) -> bool:
     return ours == RadicalSum.from_terms(theirs.items())
 
 
-def check_search(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
-                 ) -> list[CheckResult]:
+def check_search(ctx: CertifyContext) -> list[CheckResult]:
     """m*, counts, finals, optimal starts, green and blue by the independent search."""
     t0 = time.perf_counter()
-    r = count_trajectories(track, list(a.considered), max_states=lim.search_max_states,
+    track, a = lattice_of(ctx)
+    r = count_trajectories(track, list(a.considered), max_states=ctx.max_states,
                            extremes=True)
     return search_results(track, a, r, time.perf_counter() - t0)
 

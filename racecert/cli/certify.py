@@ -36,7 +36,6 @@ from pathlib import Path
 from racecert.certification.certificate import Certificate, certify, step_count
 from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET, MethodKind
 from racecert.certification.lattice_certificate import CHECKS_BY_PROFILE, certify_lattice
-from racecert.certification.lattice_checks import LatticeLimits
 from racecert.certification.proof_files import (
     CertificateFormatError,
     name_proofs,
@@ -227,7 +226,7 @@ def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None,
             if lattice:
                 return certify_lattice(track, best_start=args.best_start,  # type: ignore
                                        step=display.step,
-                                       limits=LatticeLimits(cpsat_budget=args.cpsat_budget),
+                                       cpsat_budget=args.cpsat_budget,
                                        budget=budget)
             return certify(track, step=display.step, progress=display.bfs, work=display.work,
                            cpsat_budget=args.cpsat_budget, count_limit=args.count_limit,
