@@ -65,4 +65,4 @@ def check_search(ctx: CertifyContext) -> list[CheckResult]:
     t0 = time.perf_counter()
     track, a = lattice_of(ctx)
     r = count_trajectories(track, list(a.considered), max_states=ctx.max_states)
-    return search_results(track, a, r, time.perf_counter() - t0)  # type: ignore[arg-type]
+    return search_results(track, a, r, time.perf_counter() - t0, SEARCH)  # type: ignore[arg-type]

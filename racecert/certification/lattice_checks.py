@@ -220,21 +220,21 @@ def check_search(ctx: CertifyContext) -> list[CheckResult]:
 
 
 def search_results(track: LatticeTrack | CellPathTrack, a: LatticeAnalysis,
-                   r: SearchResult, spent: float) -> list[CheckResult]:
+                   r: SearchResult, spent: float, method: str = SEARCH) -> list[CheckResult]:
     """The results of a profile's independent search `r` (its `SearchResult`: the lattice
     search's, or the cell-path search's of the same shape) against the analysis: timeouts
     when it did not finish, else reachability and, where both reach, every figure
-    (`search_figures`)."""
+    (`search_figures`), each result naming `method` (the search that ran)."""
     b = a.bfs
     work = f"{r.states:,} states"
 
     def res(figure: str, ours: object, theirs: object, equal: bool, reason: str
             ) -> CheckResult:
-        return CheckResult(figure, ours, SEARCH, theirs,  # type: ignore[arg-type]
+        return CheckResult(figure, ours, method, theirs,  # type: ignore[arg-type]
                            Verdict.AGREE if equal else Verdict.DISAGREE, reason, spent, work=work)
 
     if not r.complete:
-        return [CheckResult(f, None, SEARCH, None, Verdict.TIMEOUT, r.reason, spent, work=work)
+        return [CheckResult(f, None, method, None, Verdict.TIMEOUT, r.reason, spent, work=work)
                 for f in ("reachable", "m_star", "optimal_count")]
     out = [res("reachable", b.reachable, r.reachable, b.reachable == r.reachable, r.reason)]
     if not r.reachable or not b.reachable:
@@ -258,7 +258,10 @@ def search_figures(track: LatticeTrack, a: LatticeAnalysis, b: BfsResult, r: Sea
             "the starts that finish in m* moves, each with its count"),
     ]
     for name, ext, mine in (("green", a.green, r.shortest), ("blue", a.blue, r.longest)):
-        if ext is None or mine is None:
+        if ext is None or mine is None:  # both reach: each side must have the extreme
+            out += [res(f"{name}_{part}", None if ext is None else "present",
+                        None if mine is None else "present", False,
+                        f"only one side found a {name} trajectory") for part in ("length", "ties")]
             continue
         ours_text = str(ext.length)
         theirs_text = str(RadicalSum.from_terms(mine[0].items()))

@@ -120,3 +120,17 @@ def test_a_capped_geometry_check_says_so(track: CellPathTrack) -> None:
     a = analyze_lattice(track)
     (r,) = run(check_geometry, track, a, geometry_max_states=20)
     assert r.verdict == "agree" and "capped" in r.reason
+
+
+def test_the_search_results_name_the_cell_path_search(track: CellPathTrack) -> None:
+    results = run(check_search, track, analyze_lattice(track))
+    assert results and {r.method for r in results} == {cellpath_checks.SEARCH}
+
+
+def test_an_extreme_on_one_side_only_disagrees(track: CellPathTrack) -> None:
+    """The oracle losing its green trajectory is a disagreement, never a silent skip."""
+    a = analyze_lattice(track)
+    verdicts = {r.figure: r.verdict for r in run(check_search, track,
+                                                   dataclasses.replace(a, green=None))}
+    assert verdicts["green_length"] == verdicts["green_ties"] == "disagree"
+    assert verdicts["blue_length"] == "agree"
