@@ -140,11 +140,12 @@ class _Reader:
 
 
 def parse_with_rules(doc: dict[str, Any], text: str, path: str, sha: str) -> LatticeTrack:
-    """A track file with a ``rules`` key: today only ``rules = "lattice"``."""
+    """A track file with a ``rules`` key other than "cell-path" (read by
+    `racecert.model.cellpath.parse`): only ``rules = "lattice"`` is one."""
     w = _Where(path, text)
     if doc.get("rules") != "lattice":
-        raise w.error(None, "rules", "must be \"lattice\" (leave the key out for a grid "
-                      f"track), got {doc.get('rules')!r}")
+        raise w.error(None, "rules", "must be \"lattice\" or \"cell-path\" (leave the key "
+                      f"out for a grid track), got {doc.get('rules')!r}")
     return _build(doc, _Reader(w), sha, path)
 
 

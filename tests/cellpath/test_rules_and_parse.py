@@ -86,3 +86,22 @@ def test_a_malformed_map_is_one_line(text: str, message: str) -> None:
     with pytest.raises(TrackError) as err:
         parse_map_text(text, "bad.track")
     assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_worked_example_of_the_rules() -> None:
+    """docs/rules.md section 10: the one-row map `s.g`, move by move, and its figures."""
+    from racecert.analysis.lattice_pipeline import analyze_lattice
+
+    t = parse_map_text("dim: 1 3\ns.g\n", "s.g.track")
+    first = cellpath_move(t, CarState(0, 0, 0, 0), (1, 0))
+    assert first.valid and not first.arrives and first.state.kinematic[:4] == (1, 0, 1, 0)
+    here = CarState(1, 0, 1, 0)
+    outcomes = {a: cellpath_move(t, here, a) for a in ((0, 0), (1, 0), (1, -1), (1, 1))}
+    assert all(outcomes[a].arrives for a in ((0, 0), (1, 0), (1, -1)))
+    assert outcomes[(1, -1)].state.kinematic[:4] == (2, 0, 2, -1)  # on the goal, v' kept
+    assert not outcomes[(1, 1)].valid
+    a = analyze_lattice(t)
+    assert (a.bfs.m_star, a.bfs.optimal_count) == (2, 3)
+    assert a.blue is not None and a.green is not None
+    assert str(a.blue.length) == "1 + sqrt(5)" and str(a.green.length) == "2"
+    assert a.blue.trajectory.positions[-1] == (3, -1)  # p + v', past the goal (docs)

@@ -71,7 +71,7 @@ def err(text: str) -> TrackError:
 
 
 @pytest.mark.parametrize(("old", "new", "where", "message"), [
-    ('rules = "lattice"', 'rules = "latice"', "rules", 'must be "lattice"'),
+    ('rules = "lattice"', 'rules = "latice"', "rules", 'must be "lattice" or "cell-path"'),
     ('name = "small"', 'name = ""', "name", "missing or empty"),
     ('description = "a test"', "colour = 3", "colour", "unknown key"),
     ("x = [-2, 3]", "x = [3, 3]", "[bounds].x", "at least 2 lattice points"),
