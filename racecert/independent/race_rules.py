@@ -73,8 +73,21 @@ ACCELS: tuple[tuple[int, int], ...] = tuple((ax, ay) for ax in (-1, 0, 1) for ay
 """The nine accelerations, ax major: the one list of this side (every search, table and
 model here iterates it, or `RANKED_ACCELS` where the order is a tie-break)."""
 
-RANKED_ACCELS: tuple[tuple[int, int], ...] = tuple(sorted(ACCELS, key=lambda a: (a[1], a[0])))
-"""The same nine in the representatives' tie-break order: ay, then ax, ascending."""
+
+
+def box_accels(reach: int) -> tuple[tuple[int, int], ...]:
+    """{-reach..reach}^2 in the representatives' tie-break order (ay, then ax, ascending):
+    the cell-path profile's set for its `max_acceleration`.
+
+    >>> box_accels(1) == tuple(sorted(ACCELS, key=lambda a: (a[1], a[0]))), len(box_accels(2))
+    (True, 25)
+    """
+    r = range(-reach, reach + 1)
+    return tuple((ax, ay) for ay in r for ax in r)
+
+
+RANKED_ACCELS = box_accels(1)
+"""The nine in the representatives' tie-break order: ay, then ax, ascending."""
 
 LATTICE_ACCELS: dict[str, tuple[tuple[int, int], ...]] = {
     "moore": ACCELS,
