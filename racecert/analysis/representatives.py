@@ -183,12 +183,16 @@ class _Pass:
         st = dag.arrive_state
         a = dag.layers[last]
         vx, vy = st.vx[idx], st.vy[idx]
-        cand = self.f[last][src] + _norm(vx, vy)
+        # the arriving move runs from its source to where the run ends: p + v', or on a
+        # cell-path track the goal cell its walk reached (docs/rules.md section 10)
+        ex, ey = st.x[idx].astype(np.int64), st.y[idx].astype(np.int64)
+        dx, dy = ex - a.x[src], ey - a.y[src]
+        cand = self.f[last][src] + _norm(dx, dy)
         s = self.sign
         ext_f = float(s * np.min(s * cand))
         near = np.nonzero(s * (cand - ext_f) <= 2 * float_error(abs(ext_f) + 1.0))[0]
         plus = self.forms.plus_move
-        values = {int(r): plus(*self.exact(last, int(src[r])), int(vx[r]), int(vy[r]))
+        values = {int(r): plus(*self.exact(last, int(src[r])), int(dx[r]), int(dy[r]))
                   for r in near}
         ext = self._extreme(list(values.values()))
         win = [r for r, v in values.items() if v == ext]
@@ -202,6 +206,10 @@ class _Pass:
             i = int(self.pred[t][i])
         accs.reverse()
         traj = Trajectory.replay(start, tuple(_acceleration(k) for k in accs), velocity)
+        px, py = traj.positions[-2]  # in the caller's frame (a lattice track's file's)
+        end = (px + int(dx[r_best]), py + int(dy[r_best]))
+        if traj.positions[-1] != end:  # a cell-path run that stopped on its goal cell
+            traj = Trajectory((*traj.positions[:-1], end), traj.accelerations)
         return Extreme(self.forms.value(*ext), int(ties), traj)
 
 

@@ -103,5 +103,26 @@ def test_the_worked_example_of_the_rules() -> None:
     a = analyze_lattice(t)
     assert (a.bfs.m_star, a.bfs.optimal_count) == (2, 3)
     assert a.blue is not None and a.green is not None
-    assert str(a.blue.length) == "1 + sqrt(5)" and str(a.green.length) == "2"
-    assert a.blue.trajectory.positions[-1] == (3, -1)  # p + v', past the goal (docs)
+    # every run stands on (0, 0), (1, 0), (2, 0): each is 2 long, the last move ending on
+    # the goal cell whatever its v' (docs)
+    assert (str(a.green.length), a.green.ties, str(a.blue.length), a.blue.ties) == (
+        "2", 3, "2", 3)
+    for ext in (a.green, a.blue):
+        assert ext.trajectory.positions == ((0, 0), (1, 0), (2, 0))
+        assert ext.trajectory.length == ext.length
+
+
+def test_a_run_ends_on_its_goal_cell() -> None:
+    """The last point of every reported trajectory is a goal cell, and its length is the
+    path through the cells it stood on, on random maps."""
+    from racecert.analysis.lattice_pipeline import analyze_lattice
+
+    rng = random.Random(3)
+    for _ in range(30):
+        t = _random_track(rng)
+        a = analyze_lattice(t, best_start=True)
+        for ext in (a.green, a.blue):
+            if ext is None:
+                continue
+            x, y = ext.trajectory.positions[-1]
+            assert t.rows[y][x] == "g" and ext.trajectory.length == ext.length

@@ -12,8 +12,9 @@ with an arriving move fixes m*, and the arriving moves of that layer are the opt
 trajectories' last moves (one count per start is exact for the reason given in
 `racecert.independent.lattice_search`).
 
-A trajectory's length is the sum of |v'| over its moves, the arriving move counted
-whole (docs/rules.md, "The cell-path profile").
+A trajectory's length is the length of its path through the cells it stands on: |v'|
+for each move, except the arriving one, which ends on the goal cell its walk reached
+(docs/rules.md, "The cell-path profile").
 
 Bounded: the search stops after `max_states` states and says so (`complete` False).
 
@@ -99,7 +100,7 @@ def _step(track: CellPathTrack, layer: dict[State, _Node], seen: set[State]
             if not arrives and t in seen:
                 continue
             into = arrivals if arrives else nxt
-            step = length(t[2], t[3])
+            step = length(t[0] - s[0], t[1] - s[1])  # to where the move ends
             moved = node.extended(step, approx(dict(step)))
             if t in into:
                 into[t].merge(moved)
