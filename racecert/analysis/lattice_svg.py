@@ -5,8 +5,8 @@ on the cells' points); on a lattice track the lattice points (on tracks of at mo
 `DOT_LIMIT` points), the wall polylines and circles, the finish segment (with an arrow
 for a directed finish); every start (the optimal ones filled), every move of the
 optimal DAG as a thin red segment (the counterpart of the grid's red coverage cells),
-and the green and blue trajectories (a cell-path trajectory's last move is drawn
-whole, to p + v', as its length counts it, though the run ends at the goal cell).
+and the green and blue trajectories (a cell-path trajectory ends on the goal cell its
+last move reached).
 The scale fits the longer side into `FIT` pixels; the picture is in the file's
 coordinates (y downward).
 """
