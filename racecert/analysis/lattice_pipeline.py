@@ -100,6 +100,7 @@ class LatticeAnalysis:
             "sha256": t.sha256,
             "rules": profile_of(t).name,
             "accelerations": acceleration_set_name(t),
+            "speed_cap": getattr(t, "speed_cap", None),  # a cell-path track's, or none
             "mode": self.mode,
             "best_start": self.best_start,
             "starts_considered": [list(t.to_file(p)) for p in self.considered],
