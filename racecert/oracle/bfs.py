@@ -16,7 +16,8 @@ Two keys (docs/rules.md):
 Data layout: a layer is the sorted array of its states' int64 keys
 (`StateCodec`), decoded to `StateArrays` in chunks when it is expanded; each chunk's
 successor keys go straight into the visited set (`oracle.visited`: compiled tiled
-bitmaps, about a bit per state), which returns the new ones. No edges are stored: the
+bitmaps, about a bit per state), which marks the new ones and hands them back sorted at
+the end of the layer (no sort of the keys). No edges are stored: the
 backward pass enumerates the predecessors of each kept state (p = q - v', any
 acceleration), finds them in the previous layer and re-expands only those, so the
 memory is about 8 bytes per state plus the bitmaps.
@@ -161,16 +162,15 @@ def layered_bfs(
     keys_by_layer = [codec.encode(first)]
     visited = VisitedSet(track.width * track.height)
     branching = len(rules.accelerations)  # moves per state at most
-    scratch = np.empty(branching * CHUNK, dtype=np.int64)
     succ_keys = np.empty(branching * CHUNK, dtype=np.int64)
-    visited.add_new(keys_by_layer[0], scratch)
+    visited.add(keys_by_layer[0])
+    visited.take_fresh()
     total = len(first)
     depth = 0
     while True:
         if max_depth is not None and depth >= max_depth:
             return _unreachable(mode, total, depth, True, t0)
         frontier = keys_by_layer[-1]
-        new_parts: list[np.ndarray] = []
         arrivals: list[tuple[np.ndarray, StateArrays]] = []
         for lo in range(0, len(frontier), CHUNK):
             batch = _batch(codec, frontier, lo, min(lo + CHUNK, len(frontier)), depth,
@@ -185,10 +185,7 @@ def layered_bfs(
                 if len(a_src):
                     arrivals.append((a_src + lo, a_state))
             if not arrivals:
-                if len(scratch) < n_succ:
-                    scratch = np.empty(n_succ, dtype=np.int64)
-                n_new = visited.add_new(succ_keys[:n_succ], scratch)
-                new_parts.append(scratch[:n_new].copy())
+                visited.add(succ_keys[:n_succ])
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
             a_state = StateArrays.concat([s for _, s in arrivals])
@@ -196,8 +193,7 @@ def layered_bfs(
                                                a_state, depth + 1, first, k, mode)
             return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
                              depth + 1, False, time.perf_counter() - t0, per_arrival)
-        keys = np.concatenate(new_parts) if new_parts else np.zeros(0, dtype=np.int64)
-        keys.sort()
+        keys = visited.take_fresh()  # the new states, sorted
         if prune is not None and max_depth is not None:
             mask = prune(_layer_states(codec, keys, depth + 1, k, mode), depth + 1, max_depth)
             if not mask.all():
