@@ -41,6 +41,7 @@ from racecert.model.rules import (
 )
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
+from racecert.oracle.backward import candidate_digits, candidate_sources
 from racecert.oracle.counts import (
     count_bound,
     crt_rows,
@@ -189,8 +190,9 @@ def layered_bfs(
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
             a_state = StateArrays.concat([s for _, s in arrivals])
-            dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, visited, a_src,
-                                               a_state, depth + 1, first, k, mode)
+            del visited  # the backward pass reads the layers' keys only
+            dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, a_src, a_state,
+                                               depth + 1, first, k, mode)
             return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
                              depth + 1, False, time.perf_counter() - t0, per_arrival)
         keys = visited.take_fresh()  # the new states, sorted
@@ -266,60 +268,20 @@ def _successor_keys(rules: RuleProfile, codec: StateCodec, batch: StateArrays,
     return n, exp.arrive_src, exp.arrive_state
 
 
-def _predecessor_keys(codec: StateCodec, s: StateArrays, k: int,
-                      accelerations: tuple[tuple[int, int], ...]) -> np.ndarray:
-    """Keys of every state that could move to a state of `s` (a superset): a move to
-    (q, v', phase f) starts at p = q - v' with velocity v' - a, for any acceleration a
-    of the profile,
-    any layer and progress bit, and phase f - 1, f or f + 1 within 0..k (a move changes
-    the phase by at most one: `RuleProfile`). Candidates off the grid or outside the
-    codec's velocity range are left out (they cannot be states).
-
-    The layer, progress and phase digits are the key's highest, so each combination
-    adds one constant to the key of (p, v' - a) with those digits 0.
-    """
-    w, h = codec.width, codec.height
-    px, py = s.x - s.vx, s.y - s.vy
-    rows = np.flatnonzero((px >= 0) & (px < w) & (py >= 0) & (py < h))
-    px, py, vx, vy = px[rows], py[rows], s.vx[rows], s.vy[rows]
-    acc = np.array(accelerations, dtype=np.int32)
-    n9 = len(acc)
-    ux = (vx[:, None] - acc[:, 0]).ravel()
-    uy = (vy[:, None] - acc[:, 1]).ravel()
-    ok = np.flatnonzero((np.abs(ux) <= w - 1) & (np.abs(uy) <= h - 1))
-    zero = np.zeros(len(ok), dtype=np.int32)
-    base = codec.encode(StateArrays(np.repeat(px, n9)[ok], np.repeat(py, n9)[ok], ux[ok],
-                                    uy[ok], zero, zero, zero))
-    step = w * h * (2 * w - 1) * (2 * h - 1)  # one unit of the layer digit
-    low = np.arange(4, dtype=np.int64)  # layer + 2 progress
-    if codec.keep_phase and k:
-        f = np.repeat(s.phase[rows].astype(np.int64), n9)[ok]
-        phases = np.clip(f[:, None] + np.array([-1, 0, 1]), 0, k)  # (n, 3)
-        high = (low[None, None, :] + 4 * phases[:, :, None]) * step
-        return (base[:, None, None] + high).ravel()
-    return (base[:, None] + low[None, :] * step).ravel()
-
-
-def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
-                visited: VisitedSet, t: int, dst: np.ndarray, first: StateArrays, k: int,
-                mode: Mode) -> tuple[np.ndarray, np.ndarray]:
+def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t: int,
+                dst: np.ndarray, first: StateArrays, k: int, mode: Mode,
+                digits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every move from layer t into the states `dst` (sorted indices) of layer t + 1.
 
-    The candidate sources are the predecessors of those states found in layer t (screened
-    by the visited set, then looked up in the layer's sorted keys); they
+    The candidate sources are the predecessors of those states found in layer t
+    (`oracle.backward`: a compiled ordered walk of the layer's sorted keys); they
     are expanded by the rules (so a move is exactly a legal, non-arriving move) and
     their successors matched against `dst`. Returns (src, dst) index arrays ordered by
     (dst, src): the order in which the forward pass met them.
     """
     layer, nxt = keys[t], keys[t + 1]
     dst_keys = nxt[dst]
-    cand = _predecessor_keys(codec, _layer_states(codec, dst_keys, t + 1, k, mode), k,
-                            rules.accelerations)
-    cand = cand[visited.contains(cand)]  # most candidates are no state at all
-    cand.sort()  # sorted needles: numpy's binary searches then narrow from the last hit
-    pos = np.searchsorted(layer, cand)
-    pos[pos == len(layer)] = 0
-    srcs = _index_set(pos[layer[pos] == cand], len(layer))
+    srcs = candidate_sources(layer, dst_keys, codec, digits, rules.accelerations)
     src_out, dst_out = [], []
     for lo in range(0, len(srcs), CHUNK):
         idx = srcs[lo: lo + CHUNK]
@@ -345,25 +307,34 @@ def _index_set(idx: np.ndarray, n: int) -> np.ndarray:
     return np.flatnonzero(mark)
 
 
-def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
-            visited: VisitedSet, a_src: np.ndarray, a_state: StateArrays, m_star: int,
-            first: StateArrays, k: int, mode: Mode
+def _positions(kept: np.ndarray, n: int, idx: np.ndarray) -> np.ndarray:
+    """The positions in `kept` (sorted distinct indices below n) of `idx` (values of
+    `kept`): a scatter and a gather, no search."""
+    pos = np.empty(n, dtype=np.int64)
+    pos[kept] = np.arange(len(kept))
+    return pos[idx]
+
+
+def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src: np.ndarray,
+            a_state: StateArrays, m_star: int, first: StateArrays, k: int, mode: Mode
             ) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
     """The optimal DAG by a backward pass that recomputes its moves, then exact counts."""
     last = m_star - 1
+    digits = candidate_digits(codec, k)
     kept = [_index_set(a_src, len(keys[last]))]  # sorted kept indices, from t = last down
     moves: list[tuple[np.ndarray, np.ndarray]] = []
     for t in range(last - 1, -1, -1):
-        src, dst = _moves_into(codec, rules, keys, visited, t, kept[-1], first, k, mode)
+        src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode, digits)
         moves.append((src, dst))
         kept.append(_index_set(src, len(keys[t])))
     kept.reverse()
     moves.reverse()
     layers = tuple(_batch(codec, keys[t], 0, 0, t, first, k, mode, idx=kept[t])
                    if t else first.take(kept[0]) for t in range(last + 1))
-    dag_edges = tuple((np.searchsorted(kept[t], src), np.searchsorted(kept[t + 1], dst))
+    dag_edges = tuple((_positions(kept[t], len(keys[t]), src),
+                       _positions(kept[t + 1], len(keys[t + 1]), dst))
                       for t, (src, dst) in enumerate(moves))
-    arrive_src = np.searchsorted(kept[last], a_src)
+    arrive_src = _positions(kept[last], len(keys[last]), a_src)
     fkeys = codec.kinematic(a_state)
     ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
     finals = a_state.take(first_idx)

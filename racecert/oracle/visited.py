@@ -30,8 +30,6 @@ touched tiles are put in order, hundreds of keys fewer).
 [3, 7, 40]
 >>> v.add(np.array([3, 8], dtype=np.int64)), v.take_fresh().tolist()
 (1, [8])
->>> v.contains(np.array([8, 9, 40], dtype=np.int64)).tolist()
-[True, False, True]
 """
 
 from __future__ import annotations
@@ -127,24 +125,6 @@ def _take_fresh(order, fresh_tile, fresh, base, fresh_of, out):
 
 
 @njit(cache=True, nogil=True)
-def _contains(keys, cells, bkeys, bvals, rows, tiles, out):
-    """out[i] = whether keys[i] is in the set (no insertion)."""
-    for i in range(len(keys)):
-        key = keys[i]
-        block = key // cells
-        cell = key - block * cells
-        h = _slot(bkeys, block)
-        row = bvals[h] if bkeys[h] == block else -1
-        found = False
-        if row >= 0:
-            tile = rows[row, cell >> TILE_SHIFT]
-            if tile >= 0:
-                bit = np.uint64(1) << np.uint64(cell & 63)
-                found = (tiles[tile, (cell >> 6) & (_WORDS - 1)] & bit) != 0
-        out[i] = found
-
-
-@njit(cache=True, nogil=True)
 def _rehash(bkeys, bvals, size):
     """The block table rebuilt with `size` slots (a power of two)."""
     nk = np.full(size, -1, dtype=np.int64)
@@ -165,8 +145,7 @@ class VisitedSet:
     """A set of non-negative int64 state keys of a track with `cells` = width x height cells.
 
     `add` is the BFS's forward step (membership and insertion in one pass) and
-    `take_fresh` hands over the keys new since its last call, sorted: the next layer;
-    `contains` screens the backward pass's predecessor candidates.
+    `take_fresh` hands over the keys new since its last call, sorted: the next layer.
     """
 
     def __init__(self, cells: int) -> None:
@@ -189,12 +168,6 @@ class VisitedSet:
         return sum(a.nbytes for a in (self._bkeys, self._bvals, self._rows, self._tiles,
                                       self._base, self._fresh_of, self._fresh,
                                       self._fresh_tile))
-
-    def contains(self, keys: np.ndarray) -> np.ndarray:
-        """Whether each key (int64, >= 0) is in the set, as a bool array."""
-        out = np.empty(len(keys), dtype=np.bool_)
-        _contains(keys, self.cells, self._bkeys, self._bvals, self._rows, self._tiles, out)
-        return out
 
     def add(self, keys: np.ndarray) -> int:
         """Add `keys` (int64, >= 0); the ones not in the set before become fresh. Returns

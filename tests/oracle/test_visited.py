@@ -11,7 +11,7 @@ from racecert.oracle.visited import VisitedSet
 
 def _check(cells: int, batches: list[list[int]], take_every: int = 1) -> None:
     """Add the batches; every `take_every` batches the fresh keys must be exactly the
-    keys new since the last take, sorted, and `contains` must agree with the set."""
+    keys new since the last take, sorted."""
     v = VisitedSet(cells)
     seen: set[int] = set()
     fresh: set[int] = set()
@@ -25,8 +25,6 @@ def _check(cells: int, batches: list[list[int]], take_every: int = 1) -> None:
             assert v.take_fresh().tolist() == sorted(fresh)
             fresh = set()
     assert v.take_fresh().tolist() == sorted(fresh)
-    probe = np.array(sorted(seen | {k + 1 for k in seen}), dtype=np.int64)
-    assert v.contains(probe).tolist() == [int(k) in seen for k in probe]
 
 
 @settings(max_examples=60, derandomize=True, deadline=None)
