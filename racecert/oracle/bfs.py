@@ -270,34 +270,37 @@ def _successor_keys(rules: RuleProfile, codec: StateCodec, batch: StateArrays,
 
 def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t: int,
                 dst: np.ndarray, first: StateArrays, k: int, mode: Mode,
-                digits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                digits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every move from layer t into the states `dst` (sorted indices) of layer t + 1.
 
     The candidate sources are the predecessors of those states found in layer t
     (`oracle.backward`: a compiled ordered walk of the layer's sorted keys); they
     are expanded by the rules (so a move is exactly a legal, non-arriving move) and
-    their successors matched against `dst`. Returns (src, dst) index arrays ordered by
+    their successors matched against `dst`. Returns the sources (sorted indices into
+    layer t) and the moves as (position in the sources, position in `dst`), ordered by
     (dst, src): the order in which the forward pass met them.
     """
     layer, nxt = keys[t], keys[t + 1]
     dst_keys = nxt[dst]
-    srcs = candidate_sources(layer, dst_keys, codec, digits, rules.accelerations)
+    cand = candidate_sources(layer, dst_keys, codec, digits, rules.accelerations)
     src_out, dst_out = [], []
-    for lo in range(0, len(srcs), CHUNK):
-        idx = srcs[lo: lo + CHUNK]
+    for lo in range(0, len(cand), CHUNK):
+        idx = cand[lo: lo + CHUNK]
         exp = rules.expand(_batch(codec, layer, 0, 0, t, first, k, mode, idx=idx))
         succ = codec.encode(exp.succ)
         j = np.searchsorted(dst_keys, succ)
         j[j == len(dst_keys)] = 0
         hit = np.flatnonzero(dst_keys[j] == succ)
-        src_out.append(idx[exp.src[hit]])
-        dst_out.append(dst[j[hit]])
-    if not src_out:
-        z = np.zeros(0, dtype=np.int64)
-        return z, z
-    src_all, dst_all = np.concatenate(src_out), np.concatenate(dst_out)
-    order = np.lexsort((src_all, dst_all))
-    return src_all[order], dst_all[order]
+        src_out.append(exp.src[hit] + lo)  # positions in `cand`
+        dst_out.append(j[hit])
+    z = np.zeros(0, dtype=np.int64)
+    src_all = np.concatenate(src_out) if src_out else z
+    dst_all = np.concatenate(dst_out) if dst_out else z
+    used = np.zeros(len(cand), dtype=bool)
+    used[src_all] = True
+    rank = np.cumsum(used) - 1  # position of a used candidate among the sources
+    order = np.argsort(dst_all, kind="stable")  # the sources already ascend
+    return cand[used], rank[src_all[order]], dst_all[order]
 
 
 def _index_set(idx: np.ndarray, n: int) -> np.ndarray:
@@ -324,16 +327,15 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
     kept = [_index_set(a_src, len(keys[last]))]  # sorted kept indices, from t = last down
     moves: list[tuple[np.ndarray, np.ndarray]] = []
     for t in range(last - 1, -1, -1):
-        src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode, digits)
+        sources, src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode,
+                                        digits)
         moves.append((src, dst))
-        kept.append(_index_set(src, len(keys[t])))
+        kept.append(sources)
     kept.reverse()
     moves.reverse()
     layers = tuple(_batch(codec, keys[t], 0, 0, t, first, k, mode, idx=kept[t])
                    if t else first.take(kept[0]) for t in range(last + 1))
-    dag_edges = tuple((_positions(kept[t], len(keys[t]), src),
-                       _positions(kept[t + 1], len(keys[t + 1]), dst))
-                      for t, (src, dst) in enumerate(moves))
+    dag_edges = tuple(moves)
     arrive_src = _positions(kept[last], len(keys[last]), a_src)
     fkeys = codec.kinematic(a_state)
     ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)

@@ -89,37 +89,62 @@ def crt(residues: Sequence[int], primes: Sequence[int]) -> int:
 def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
     """`crt` of every row of an (n, len(primes)) residue array, as Python ints.
 
-    Garner's mixed-radix digits are computed with int64 numpy arithmetic (all
-    products stay below 2^62), so Python ints are only built for the final
-    d0 + d1 p0 + d2 p0 p1 + ...
+    Garner's mixed-radix digits are computed by a compiled loop in int64 (all products
+    stay below 2^62), so Python ints are only built for the final
+    d0 + d1 p0 + d2 p0 p1 + ..., and not at all where that fits an int64.
 
     >>> crt_rows(np.array([[2, 3], [0, 0], [4, 6]]), [5, 7])
     [17, 0, 34]
     """
-    rows = np.asarray(rows, dtype=np.int64).reshape(len(rows), len(primes))
-    digits: list[np.ndarray] = []
-    for j, p in enumerate(primes):
-        # x_j = (r_j - (d0 + d1 p0 + ...)) / (p0 ... p_{j-1})  (mod p_j)
-        acc = np.zeros(len(rows), dtype=np.int64)
-        mod = 1
-        for i, d in enumerate(digits):
-            acc = (acc + d * mod) % p
-            mod = mod * primes[i] % p
-        inv = pow(mod, -1, p) if j else 1
-        digits.append((rows[:, j] - acc) % p * inv % p)
-    used = max([j for j, d in enumerate(digits) if d.any()], default=0) + 1
+    k = len(primes)
+    rows = np.ascontiguousarray(np.asarray(rows, dtype=np.int64).reshape(len(rows), k))
+    p = np.array(primes, dtype=np.int64)
+    # mods[j, i] = p0 ... p_{i-1} mod p_j; inv[j] = 1 / (p0 ... p_{j-1}) mod p_j
+    mods = np.array([[math.prod(primes[:i]) % pj for i in range(k)] for pj in primes],
+                    dtype=np.int64).reshape(k, k)
+    inv = np.array([pow(math.prod(primes[:j]), -1, pj) if j else 1
+                    for j, pj in enumerate(primes)], dtype=np.int64)
+    digits = np.empty_like(rows)
+    used = _garner(rows, p, mods, inv, digits) + 1
     if math.prod(primes[:used]) <= 2**63:
         # every value is below p0 ... p_{used-1} <= 2^63, and every partial sum and term
         # of d0 + d1 p0 + ... is at most the value: exact in int64
-        acc = np.zeros(len(rows), dtype=np.int64)
-        for j in range(used):
-            acc += digits[j] * math.prod(primes[:j])
-        return acc.tolist()
+        scale = np.array([math.prod(primes[:j]) for j in range(used)], dtype=np.int64)
+        return _combine(digits, scale).tolist()
     out = [0] * len(rows)
-    scale = 1
-    for j, d in enumerate(digits):
-        out = [o + int(x) * scale for o, x in zip(out, d.tolist(), strict=True)]
-        scale *= primes[j]
+    factor = 1
+    for j in range(k):
+        out = [o + int(x) * factor for o, x in zip(out, digits[:, j].tolist(), strict=True)]
+        factor *= primes[j]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _garner(rows, p, mods, inv, digits):
+    """Garner's digits of each row (`crt_rows`); returns the highest digit index that is
+    non-zero in some row (0 if none)."""
+    top = 0
+    for r in range(rows.shape[0]):
+        for j in range(len(p)):
+            acc = 0
+            for i in range(j):
+                acc = (acc + digits[r, i] * mods[j, i]) % p[j]
+            d = (rows[r, j] - acc) % p[j] * inv[j] % p[j]
+            digits[r, j] = d
+            if d != 0 and j > top:
+                top = j
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _combine(digits, scale):
+    """d0 + d1 p0 + d2 p0 p1 + ... of each row, in int64 (the caller checked the bound)."""
+    out = np.zeros(digits.shape[0], dtype=np.int64)
+    for r in range(digits.shape[0]):
+        acc = 0
+        for j in range(len(scale)):
+            acc += digits[r, j] * scale[j]
+        out[r] = acc
     return out
 
 
