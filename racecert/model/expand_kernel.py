@@ -79,12 +79,22 @@ def expand_moves(bx, by, bvx, bvy, blayer, bprog, bphase,  # the batch
     s_sign, s_layer = lines[0, L_SIGN], lines[0, L_LAYER]
     f_axis, f_k, f_lo, f_hi = lines[1, L_AXIS], lines[1, L_K], lines[1, L_LO], lines[1, L_HI]
     f_sign, f_layer = lines[1, L_SIGN], lines[1, L_LAYER]
+    reach = 0
+    for a in range(len(acc_x)):
+        reach = max(reach, abs(acc_x[a]), abs(acc_y[a]))
     for i in range(len(bx)):
         px, py, lay0 = np.int64(bx[i]), np.int64(by[i]), np.int64(blayer[i])
         clear = clearance[lay0 * hw + py * w + px]
         phase = bphase[i]
         opening = op_moves > 0 and phase < op_moves
         nphase = min(phase + 1, phase_limit)
+        # a move crosses a line only if the line lies within the state's speed along its
+        # axis plus the largest acceleration; most states are far from both lines, and
+        # skip the test
+        s_near = abs(s_k - (px if s_axis == 0 else py)) <= abs(
+            np.int64(bvx[i] if s_axis == 0 else bvy[i])) + reach
+        f_near = abs(f_k - (px if f_axis == 0 else py)) <= abs(
+            np.int64(bvx[i] if f_axis == 0 else bvy[i])) + reach
         for a in range(len(acc_x)):
             vx = np.int64(bvx[i]) + acc_x[a]
             vy = np.int64(bvy[i]) + acc_y[a]
@@ -170,8 +180,12 @@ def expand_moves(bx, by, bvx, bvy, blayer, bprog, bphase,  # the batch
                 continue
             if not endable[layer * hw + qy * w + qx]:
                 continue
-            s_hit, s_num, s_den = _cross(s_axis, s_k, s_lo, s_hi, px, py, vx, vy)
-            f_hit, f_num, f_den = _cross(f_axis, f_k, f_lo, f_hi, px, py, vx, vy)
+            s_hit, s_num, s_den = 0, 0, 1
+            f_hit, f_num, f_den = 0, 0, 1
+            if s_near:
+                s_hit, s_num, s_den = _cross(s_axis, s_k, s_lo, s_hi, px, py, vx, vy)
+            if f_near:
+                f_hit, f_num, f_den = _cross(f_axis, f_k, f_lo, f_hi, px, py, vx, vy)
             if s_hit and at0 != s_layer:
                 s_hit = 0  # passes over or under the start line on another layer
             if f_hit and at1 != f_layer:
