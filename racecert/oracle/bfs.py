@@ -303,19 +303,14 @@ def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t
     return cand[used], rank[src_all[order]], dst_all[order]
 
 
-def _index_set(idx: np.ndarray, n: int) -> np.ndarray:
-    """The distinct values of `idx` (indices below n), sorted: a mark array, no sort."""
-    mark = np.zeros(n, dtype=bool)
-    mark[idx] = True
-    return np.flatnonzero(mark)
-
-
-def _positions(kept: np.ndarray, n: int, idx: np.ndarray) -> np.ndarray:
-    """The positions in `kept` (sorted distinct indices below n) of `idx` (values of
-    `kept`): a scatter and a gather, no search."""
-    pos = np.empty(n, dtype=np.int64)
-    pos[kept] = np.arange(len(kept))
-    return pos[idx]
+def _runs(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of the ascending `idx`, and the position of each entry among
+    them (a pass over `idx`, no search)."""
+    if len(idx) and np.any(idx[1:] < idx[:-1]):
+        raise ValueError("the profile's arrivals must come state-major (`Expansion`)")
+    start = np.ones(len(idx), dtype=bool)
+    start[1:] = idx[1:] != idx[:-1]
+    return idx[start], np.cumsum(start) - 1
 
 
 def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src: np.ndarray,
@@ -324,7 +319,9 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
     """The optimal DAG by a backward pass that recomputes its moves, then exact counts."""
     last = m_star - 1
     digits = candidate_digits(codec, k)
-    kept = [_index_set(a_src, len(keys[last]))]  # sorted kept indices, from t = last down
+    # the arrivals come in the forward pass's order: their sources ascend
+    kept_last, arrive_src = _runs(a_src)
+    kept = [kept_last]  # sorted kept indices, from t = last down
     moves: list[tuple[np.ndarray, np.ndarray]] = []
     for t in range(last - 1, -1, -1):
         sources, src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode,
@@ -336,7 +333,6 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
     layers = tuple(_batch(codec, keys[t], 0, 0, t, first, k, mode, idx=kept[t])
                    if t else first.take(kept[0]) for t in range(last + 1))
     dag_edges = tuple(moves)
-    arrive_src = _positions(kept[last], len(keys[last]), a_src)
     fkeys = codec.kinematic(a_state)
     ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
     finals = a_state.take(first_idx)

@@ -122,14 +122,24 @@ def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
 @njit(cache=True, nogil=True)
 def _garner(rows, p, mods, inv, digits):
     """Garner's digits of each row (`crt_rows`); returns the highest digit index that is
-    non-zero in some row (0 if none)."""
+    non-zero in some row (0 if none). Residues already in [0, p) (the usual case) are not
+    divided again."""
     top = 0
     for r in range(rows.shape[0]):
         for j in range(len(p)):
+            x = rows[r, j]
+            if x < 0 or x >= p[j]:
+                x %= p[j]
+            if j == 0:
+                digits[r, 0] = x
+                continue
             acc = 0
             for i in range(j):
                 acc = (acc + digits[r, i] * mods[j, i]) % p[j]
-            d = (rows[r, j] - acc) % p[j] * inv[j] % p[j]
+            d = x - acc
+            if d < 0:
+                d += p[j]
+            d = d * inv[j] % p[j]
             digits[r, j] = d
             if d != 0 and j > top:
                 top = j
