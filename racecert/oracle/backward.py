@@ -49,12 +49,12 @@ def _gallop(a, lo, hi, x):
 
 
 @njit(cache=True, nogil=True)
-def _mark_sources(layer, dst, w, h, acc_x, acc_y, digits, mark):
+def _mark_sources(layer, dst, w, h, acc_x, acc_y, k, keep_phase, mark):
     """mark[i] = True for every key layer[i] that is a candidate source of a key of `dst`.
 
-    `layer` and `dst` are sorted keys; `digits[d]` lists, for a target whose high digit
-    (layer + 2 progress + 4 phase, or without the phase) is d, the candidate high digits
-    of its sources, padded with -1.
+    `layer` and `dst` are sorted keys. A target whose high digit (layer + 2 progress
+    + 4 phase) has phase f may come from any layer and progress and, where the key keeps
+    the phase, a phase within one of f in 0..k.
     """
     cells = w * h
     rvx, rvy = 2 * w - 1, 2 * h - 1
@@ -67,7 +67,10 @@ def _mark_sources(layer, dst, w, h, acc_x, acc_y, digits, mark):
         end = (block + 1) * cells
         while j < len(dst) and dst[j] < end:
             j += 1
-        d = block // per_digit
+        g0 = g1 = 0  # the sources' phases (0 only where the key has none)
+        if keep_phase:
+            f = block // per_digit // 4
+            g0, g1 = max(f - 1, 0), min(f + 1, k)
         vxd = block % rvx - (w - 1)
         vyd = (block // rvx) % rvy - (h - 1)
         for a in range(len(acc_x)):
@@ -75,10 +78,7 @@ def _mark_sources(layer, dst, w, h, acc_x, acc_y, digits, mark):
             if abs(ux) > w - 1 or abs(uy) > h - 1:
                 continue
             low = (uy + h - 1) * rvx + (ux + w - 1)
-            for c in range(digits.shape[1]):
-                dd = digits[d, c]
-                if dd < 0:
-                    break
+            for dd in range(4 * g0, 4 * g1 + 4):  # layer + 2 progress + 4 phase
                 b0 = (dd * per_digit + low) * cells
                 lo = _lower_bound(layer, 0, n_layer, b0)
                 hi = _lower_bound(layer, lo, n_layer, b0 + cells)
@@ -98,29 +98,15 @@ def _mark_sources(layer, dst, w, h, acc_x, acc_y, digits, mark):
         i = j
 
 
-def candidate_digits(codec: StateCodec, k: int) -> np.ndarray:
-    """Per high digit of a target, the high digits its sources may have (padded with -1):
-    any layer and progress; the phase within one of the target's, in 0..k, where the key
-    keeps it."""
-    phases = k + 1 if codec.keep_phase and k else 1
-    rows = []
-    for d in range(4 * phases):
-        f = d // 4
-        near = sorted({min(max(f + s, 0), k) for s in (-1, 0, 1)}) if phases > 1 else [0]
-        rows.append([lp + 4 * g for g in near for lp in range(4)])
-    width = max(len(r) for r in rows)
-    return np.array([r + [-1] * (width - len(r)) for r in rows], dtype=np.int64)
-
-
-def candidate_sources(layer: np.ndarray, dst: np.ndarray, codec: StateCodec,
-                      digits: np.ndarray, accelerations: tuple[tuple[int, int], ...]
-                      ) -> np.ndarray:
+def candidate_sources(layer: np.ndarray, dst: np.ndarray, codec: StateCodec, k: int,
+                      accelerations: tuple[tuple[int, int], ...]) -> np.ndarray:
     """The sorted indices into `layer` (sorted keys) of the candidate sources of the
-    sorted keys `dst` (a superset of the true sources: see the module's docstring)."""
+    sorted keys `dst` (a superset of the true sources: see the module's docstring), for
+    phases 0..k."""
     mark = np.zeros(len(layer), dtype=np.bool_)
     acc = np.array(accelerations, dtype=np.int64).reshape(-1, 2)
     acc_x, acc_y = np.ascontiguousarray(acc[:, 0]), np.ascontiguousarray(acc[:, 1])
     for lo in range(0, len(dst), DST_CHUNK):
         _mark_sources(layer, dst[lo: lo + DST_CHUNK], codec.width, codec.height, acc_x,
-                      acc_y, digits, mark)
+                      acc_y, k, codec.keep_phase, mark)
     return np.flatnonzero(mark)

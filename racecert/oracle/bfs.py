@@ -41,7 +41,7 @@ from racecert.model.rules import (
 )
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
-from racecert.oracle.backward import candidate_digits, candidate_sources
+from racecert.oracle.backward import candidate_sources
 from racecert.oracle.counts import (
     count_bound,
     crt_rows,
@@ -269,8 +269,8 @@ def _successor_keys(rules: RuleProfile, codec: StateCodec, batch: StateArrays,
 
 
 def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t: int,
-                dst: np.ndarray, first: StateArrays, k: int, mode: Mode,
-                digits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                dst: np.ndarray, first: StateArrays, k: int, mode: Mode
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every move from layer t into the states `dst` (sorted indices) of layer t + 1.
 
     The candidate sources are the predecessors of those states found in layer t
@@ -282,7 +282,7 @@ def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t
     """
     layer, nxt = keys[t], keys[t + 1]
     dst_keys = nxt[dst]
-    cand = candidate_sources(layer, dst_keys, codec, digits, rules.accelerations)
+    cand = candidate_sources(layer, dst_keys, codec, k, rules.accelerations)
     src_out, dst_out = [], []
     for lo in range(0, len(cand), CHUNK):
         idx = cand[lo: lo + CHUNK]
@@ -318,14 +318,12 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
             ) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
     """The optimal DAG by a backward pass that recomputes its moves, then exact counts."""
     last = m_star - 1
-    digits = candidate_digits(codec, k)
     # the arrivals come in the forward pass's order: their sources ascend
     kept_last, arrive_src = _runs(a_src)
     kept = [kept_last]  # sorted kept indices, from t = last down
     moves: list[tuple[np.ndarray, np.ndarray]] = []
     for t in range(last - 1, -1, -1):
-        sources, src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode,
-                                        digits)
+        sources, src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode)
         moves.append((src, dst))
         kept.append(sources)
     kept.reverse()

@@ -9,7 +9,7 @@ import pytest
 
 from racecert.model.rules import ACCELERATIONS, StateArrays
 from racecert.model.states import StateCodec
-from racecert.oracle.backward import candidate_digits, candidate_sources
+from racecert.oracle.backward import candidate_sources
 
 
 def _random_keys(rng: np.random.Generator, codec: StateCodec, k: int, n: int) -> np.ndarray:
@@ -53,5 +53,17 @@ def test_matches_every_predecessor(seed: int) -> None:
     codec = StateCodec(w, h, k + 1, keep_phase=bool(seed % 2))
     layer = _random_keys(rng, codec, k, 400)
     dst = _random_keys(rng, codec, k, 60)
-    got = candidate_sources(layer, dst, codec, candidate_digits(codec, k), ACCELERATIONS)
+    got = candidate_sources(layer, dst, codec, k, ACCELERATIONS)
+    assert got.tolist() == _expected(layer, dst, codec, k)
+
+
+def test_the_largest_opening_phase() -> None:
+    """An opening of 2^31 - 2 moves (the phase digit's range) costs nothing extra: the
+    sources' phases are derived per target, not tabulated for every phase."""
+    rng = np.random.default_rng(99)
+    k = 2**31 - 2
+    codec = StateCodec(5, 4, k + 1, keep_phase=True)
+    layer = _random_keys(rng, codec, 3, 400)
+    dst = _random_keys(rng, codec, 3, 60)
+    got = candidate_sources(layer, dst, codec, k, ACCELERATIONS)
     assert got.tolist() == _expected(layer, dst, codec, k)
