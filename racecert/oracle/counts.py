@@ -109,8 +109,10 @@ def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
     if math.prod(primes[:used]) <= 2**63:
         # every value is below p0 ... p_{used-1} <= 2^63, and every partial sum and term
         # of d0 + d1 p0 + ... is at most the value: exact in int64
-        scale = np.array([math.prod(primes[:j]) for j in range(used)], dtype=np.int64)
-        return _combine(digits, scale).tolist()
+        acc = digits[:, 0].copy()
+        for j in range(1, used):
+            acc += digits[:, j] * math.prod(primes[:j])
+        return acc.tolist()
     out = [0] * len(rows)
     factor = 1
     for j in range(k):
@@ -144,18 +146,6 @@ def _garner(rows, p, mods, inv, digits):
             if d != 0 and j > top:
                 top = j
     return top
-
-
-@njit(cache=True, nogil=True)
-def _combine(digits, scale):
-    """d0 + d1 p0 + d2 p0 p1 + ... of each row, in int64 (the caller checked the bound)."""
-    out = np.zeros(digits.shape[0], dtype=np.int64)
-    for r in range(digits.shape[0]):
-        acc = 0
-        for j in range(len(scale)):
-            acc += digits[r, j] * scale[j]
-        out[r] = acc
-    return out
 
 
 def layered_counts(
