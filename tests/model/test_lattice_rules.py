@@ -268,21 +268,27 @@ def test_expand_matches_lattice_move_on_random_tracks(t: LatticeTrack, seed: int
 @given(polygon_tracks())
 def test_bfs_matches_brute_force(t: LatticeTrack) -> None:
     """m*, the count and the per-final counts from every start at once, up to depth 5."""
-    depth = 5
+    _agrees_with_brute_force(t, 5)
+
+
+def _agrees_with_brute_force(t: LatticeTrack, depth: int):
+    """The BFS from every start against the brute force up to `depth`: m*, the count and
+    the per-final counts (None when the finish is out of reach, or the brute force's work
+    cap is hit: the example is then discarded); the BFS result otherwise."""
     try:
         b = bf.enumerate_optimal(t, list(t.starts), depth)
     except bf.WorkCap:
         assume(False)
-        return
+        return None
     r = bfs(t, list(t.starts), max_depth=depth)
     kind = "laps" if t.finish.laps else "directed" if t.finish.direction else "plain"
     event(f"{kind} finish, {'reached' if b.m_star else 'not reached'} within {depth}")
     if b.m_star is None:
         assert not r.reachable
-        return
+        return None
     assert (r.m_star, r.optimal_count) == (b.m_star, b.count)
-    got = {k[:4]: c for k, c in r.final_state_list()}
-    assert got == dict(b.finals)
+    assert {k[:4]: c for k, c in r.final_state_list()} == dict(b.finals)
+    return r
 
 
 @PROPERTY
@@ -302,19 +308,9 @@ def test_von_neumann_bfs_matches_brute_force(t: LatticeTrack) -> None:
     von Neumann trajectory is a Moore one, so the Moore m* is no larger and, when equal,
     its count is no smaller."""
     depth = 6
-    try:
-        b = bf.enumerate_optimal(t, list(t.starts), depth)
-    except bf.WorkCap:
-        assume(False)
+    r = _agrees_with_brute_force(t, depth)
+    if r is None:
         return
-    r = bfs(t, list(t.starts), max_depth=depth)
-    kind = "laps" if t.finish.laps else "directed" if t.finish.direction else "plain"
-    event(f"{kind} finish, {'reached' if b.m_star else 'not reached'} within {depth}")
-    if b.m_star is None:
-        assert not r.reachable
-        return
-    assert (r.m_star, r.optimal_count) == (b.m_star, b.count)
-    assert {k[:4]: c for k, c in r.final_state_list()} == dict(b.finals)
     moore = bfs(dataclasses.replace(t, accelerations="moore"), list(t.starts),
                 max_depth=depth)
     assert moore.m_star is not None and moore.m_star <= r.m_star
