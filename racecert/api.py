@@ -1,8 +1,12 @@
 """The Python API, for notebooks and scripts: load, analyze and certify a track.
 
-Every function takes a `Track`, a path (`str` or `os.PathLike`) or the TOML text
-itself, and validates it exactly as `racecert validate` does (a `Track` built in
-code too); bad input raises `TrackError` with the same one-line message.
+Every function takes a track (of any rule profile: `racecert.model.profiles`), a path
+(`str` or `os.PathLike`), a bundled track's name or the TOML text itself, and validates
+it exactly as `racecert validate` does (a `Track` built in code too); bad input raises
+`TrackError` with the same one-line message. `analyze` and `certify` run the pipeline of
+the track's profile, as the command line does: a grid track gives an `Analysis` and a
+`Certificate`, a lattice or cell-path track a `LatticeAnalysis` and a
+`LatticeCertificate` (their figures are the profile's: docs/report.md).
 
 >>> import racecert
 >>> track = racecert.load_track("tracks/tiny_straight.toml")
@@ -17,6 +21,8 @@ Analysis('Tiny straight', mode='exact', m_star=3, optimal_count=1, kind='stage',
 3
 >>> a._repr_svg_().startswith("<svg")
 True
+>>> racecert.analyze("lattice/riddler", best_start=True)  # doctest: +ELLIPSIS
+LatticeAnalysis('...', best_start=True, m_star=..., optimal_count=...)
 """
 
 from __future__ import annotations
@@ -25,12 +31,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
 from racecert.analysis.pipeline import Analysis, StepFn
 from racecert.analysis.pipeline import analyze as _analyze
 from racecert.model.budget import StateBudget
 from racecert.model.bundled import track_path
 from racecert.model.parse import load_track as _load_file
 from racecert.model.parse import parse_track
+from racecert.model.profiles import PROFILES, AnyTrack, profile_of
 from racecert.model.rules import RuleProfile
 from racecert.model.track import Track
 from racecert.model.validate import validate_track
@@ -40,25 +48,29 @@ from racecert.oracle.dijkstra import ProgressFn as YellowProgressFn
 if TYPE_CHECKING:  # certification loads the solvers (OR-Tools, PySAT, sympy): only in certify
     from racecert.certification.certificate import Certificate
     from racecert.certification.context import WorkFn
+    from racecert.certification.lattice_certificate import LatticeCertificate
 
-TrackLike = Track | str | bytes | os.PathLike[str]
+TrackLike = AnyTrack | str | bytes | os.PathLike[str]
 
 
-def load_track(source: TrackLike) -> Track:
+def load_track(source: TrackLike) -> AnyTrack:
     """Read and validate a track, exactly as `racecert validate` does.
 
     Parameters
     ----------
-    source : Track, str, bytes or os.PathLike
-        A path to a track file, the TOML text itself (a `str` holding a newline or an
-        ``=``; any other `str` is a path), its bytes, or a `Track` built in code. A bare
-        name without a suffix that is no file names a bundled track (``"ocho"``,
-        ``"lattice/riddler"``), as on the command line.
+    source : Track, LatticeTrack, CellPathTrack, str, bytes or os.PathLike
+        A path to a track file (a ``.toml`` track or a cell-path ``.track`` map), the
+        TOML text itself (a `str` holding a newline or an ``=``; any other `str` is a
+        path), its bytes, or a `Track` built in code. A bare name without a suffix that
+        is no file names a bundled track (``"ocho"``, ``"lattice/riddler"``,
+        ``"cellpath/hairpin"``), as on the command line.
 
     Returns
     -------
-    Track
-        The validated track (frozen): its ``name``, size in cells (``width``,
+    Track, LatticeTrack or CellPathTrack
+        The validated track (frozen), of the profile its file names
+        (`racecert.model.profiles.profile_of` tells which). A grid `Track` has its
+        ``name``, size in cells (``width``,
         ``height``; ``layers`` 1 or 2 with a bridge), the surface rows (``ground``,
         ``elevated``), the ``car``, the ``start`` and ``finish`` lines, the ``opening``
         rule and the declared ``kind``; ``sha256`` (of the TOML bytes, the same for a
@@ -80,6 +92,8 @@ def load_track(source: TrackLike) -> Track:
     ('Tiny straight', 10, 3, (1, 1))
     >>> racecert.load_track("ocho").name
     'Ocho'
+    >>> type(racecert.load_track("cellpath/hairpin")).__name__
+    'CellPathTrack'
     >>> racecert.load_track('name = "x"')
     Traceback (most recent call last):
     ...
@@ -87,6 +101,8 @@ def load_track(source: TrackLike) -> Track:
     """
     if isinstance(source, Track):
         return validate_track(source)
+    if isinstance(source, tuple(p.track_type for p in PROFILES)):
+        return source  # a lattice or cell-path track: validated when it was read
     if isinstance(source, bytes):
         return parse_track(source)
     if isinstance(source, os.PathLike):
@@ -95,23 +111,27 @@ def load_track(source: TrackLike) -> Track:
         if "\n" in source or "=" in source:
             return parse_track(source)
         return _load_file(track_path(source))
-    raise TypeError(f"expected a Track, a path or TOML text, not {type(source).__name__}")
+    raise TypeError("expected a Track (of any profile), a path or TOML text, not "
+                    f"{type(source).__name__}")
 
 
 def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None = None,
             budget: StateBudget | None = None, progress: ProgressFn | None = None,
             yellow_progress: YellowProgressFn | None = None,
-            step: StepFn | None = None) -> Analysis:
-    """Every figure of `racecert analyze`, as a typed `Analysis`.
+            step: StepFn | None = None, best_start: bool = False
+            ) -> Analysis | LatticeAnalysis:
+    """Every figure of `racecert analyze`, as a typed `Analysis` (a `LatticeAnalysis`
+    for a lattice or cell-path track).
 
     Parameters
     ----------
-    track : Track, str, bytes or os.PathLike
+    track : a track of any profile, str, bytes or os.PathLike
         The track, or what `load_track` reads.
     mode : {"exact", "editor"}
-        The state key of the searches (docs/rules.md); default "exact".
+        The state key of the searches (docs/rules.md); default "exact". Lattice and
+        cell-path tracks have the exact key only (ValueError for "editor").
     rules : RuleProfile, optional
-        The rule profile every solver uses; default the track's grid rules.
+        The rule profile every solver uses; default the track's own (its profile's).
     budget : StateBudget, optional
         A bound on the states of every search (`--max-states`); below it every figure
         is the same as without it.
@@ -120,11 +140,14 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
     yellow_progress : callable, optional
         ``yellow_progress(rounds, settled)`` during the least-length search.
     step : callable, optional
-        ``step(name)`` as each pipeline step starts.
+        ``step(name)`` as each pipeline step starts (grid tracks).
+    best_start : bool
+        Lattice and cell-path tracks: search from every start position at once
+        (`--best-start`); False: from the first listed start only.
 
     Returns
     -------
-    Analysis
+    Analysis or LatticeAnalysis
         The figures (``bfs.m_star``, ``bfs.optimal_count``, ``kind``, ...);
         ``to_json()`` gives the JSON of `racecert analyze --json`; a notebook shows its
         picture beside a table of the headline figures (``_repr_html_``; the picture
@@ -142,8 +165,20 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
     >>> import racecert
     >>> racecert.analyze("tracks/tiny_straight.toml").bfs.m_star
     3
+    >>> racecert.analyze("cellpath/hairpin").bfs.m_star
+    15
     """
-    return _analyze(load_track(track), mode, progress=progress, step=step, rules=rules,
+    loaded = load_track(track)
+    if profile_of(loaded).multi_start:
+        if mode != "exact":
+            raise ValueError(f"{profile_of(loaded).title}: only the exact key exists "
+                             f"(mode {mode!r})")
+        return analyze_lattice(loaded, best_start, progress=progress,  # type: ignore[arg-type]
+                               rules=rules, budget=budget)  # type: ignore[arg-type]
+    if best_start:
+        raise ValueError("best_start: a grid track has one car (lattice and cell-path "
+                         "tracks only)")
+    return _analyze(loaded, mode, progress=progress, step=step, rules=rules,  # type: ignore
                     budget=budget, yellow_progress=yellow_progress)
 
 
@@ -153,8 +188,10 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
             continuity_max_states: int | None = None, workers: int | None = None,
             out_dir: str | os.PathLike[str] | None = None,
             budget: StateBudget | None = None, step: StepFn | None = None,
-            progress: ProgressFn | None = None, work: WorkFn | None = None) -> Certificate:
-    """The certificate of `racecert certify`: every figure cross-examined independently.
+            progress: ProgressFn | None = None, work: WorkFn | None = None,
+            best_start: bool = False) -> Certificate | LatticeCertificate:
+    """The certificate of `racecert certify`: every figure cross-examined independently
+    (a `LatticeCertificate` for a lattice or cell-path track, with its profile's checks).
 
     The certification (and its solvers) is imported on the first call, so that loading
     and analysing a track never pays for it. A limit left at None keeps the default of
@@ -162,7 +199,7 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
 
     Parameters
     ----------
-    track : Track, str, bytes or os.PathLike
+    track : a track of any profile, str, bytes or os.PathLike
         The track, or what `load_track` reads.
     cpsat_budget : float, optional
         CP-SAT deterministic time per solve (`--cpsat-budget`; never wall seconds).
@@ -213,5 +250,31 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
         "continuity_max_states": continuity_max_states, "workers": workers,
         "out_dir": None if out_dir is None else Path(out_dir)}
     limits = {k: v for k, v in given.items() if v is not None}
-    return _certify(load_track(track), step=step, progress=progress, work=work,
+    loaded = load_track(track)
+    if profile_of(loaded).multi_start:
+        return _certify_lattice(loaded, limits, step, budget, best_start,
+                                grid_only={"progress": progress, "work": work})
+    if best_start:
+        raise ValueError("best_start: a grid track has one car (lattice and cell-path "
+                         "tracks only)")
+    return _certify(loaded, step=step, progress=progress, work=work,  # type: ignore[arg-type]
                     budget=budget, **limits)
+
+
+_LATTICE_LIMITS = ("cpsat_budget", "workers", "max_states", "geometry_max_states")
+"""The `certify` keywords whose limits a lattice or cell-path certificate's checks use."""
+
+
+def _certify_lattice(track: AnyTrack, limits: dict[str, Any], step: StepFn | None,
+                     budget: StateBudget | None, best_start: bool,
+                     grid_only: dict[str, Any]) -> LatticeCertificate:
+    """`certify` of a lattice or cell-path track: its profile's checks under `limits`."""
+    from racecert.certification.lattice_certificate import certify_lattice
+
+    given = {k for k, v in grid_only.items() if v is not None}
+    given |= {k for k in limits if k not in _LATTICE_LIMITS}
+    if given:
+        raise ValueError(f"{profile_of(track).title}: {', '.join(sorted(given))} "
+                         "apply to grid tracks only")
+    return certify_lattice(track, best_start=best_start, step=step,  # type: ignore[arg-type]
+                           budget=budget, **limits)

@@ -15,9 +15,7 @@ start with the default and install their own).
 
 Shared work: `circuit_certificate` certifies the documented circuit once for the whole
 session (two test modules in two folders read it); `browser` is one chromium for every
-browser test of the session (the studio's and the race replay page's: two Playwright
-instances at once in one process are refused, so the two folders could not each keep
-their own across a run that orders them studio first).
+browser test of the session.
 """
 
 from __future__ import annotations
@@ -71,11 +69,11 @@ def circuit_certificate(tmp_path_factory: pytest.TempPathFactory) -> CircuitCert
                      str(folder / "cert.json")])
     return CircuitCertificate(folder, code, out.getvalue(), err.getvalue())
 
-
 @pytest.fixture(scope="session")
 def browser():
-    """One headless chromium (Debian's, driven by Playwright) for every browser test of the
-    session (tests/studio, tests/race): each test opens its own page in it."""
+    """One headless chromium (Debian's, driven by Playwright) for every browser test of
+    the session (the studio's and the race replay's): each test opens its own page in
+    it. One per session, so that no two Playwright loops are ever open at once."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     chromium = os.environ.get("RACECERT_CHROMIUM") or shutil.which("chromium")
     if chromium is None:

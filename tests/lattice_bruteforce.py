@@ -8,7 +8,9 @@ or, when they are parallel, when they lie on one line and their projections over
 a segment enters a disc when the closest point of the segment (the clamped foot of
 the perpendicular) is strictly closer than the radius. Then a depth-first
 enumeration of every trajectory with iterative deepening counts the trajectories
-whose first arrival is exactly their d-th move. Exponential: tiny tracks only.
+whose first arrival is exactly their d-th move, with the accelerations of the track's
+``accelerations`` set (`accelerations_of`: the nine of the Moore set, or the five of the
+von Neumann set, those whose components multiply to 0). Exponential: tiny tracks only.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from racecert.model.lattice_track import LatticeTrack
 
 Point = tuple[int, int]
 ACCELS = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
+"""The Moore set: every a in {-1, 0, 1}^2."""
 # (x, y, vx, vy, net finish crossings)
 State = tuple[int, int, int, int, int]
 
@@ -80,6 +83,15 @@ def _ahead(track: LatticeTrack, p: Point) -> bool:
     return nx * (p[0] - f.a[0]) + ny * (p[1] - f.a[1]) >= 0
 
 
+def accelerations_of(track: LatticeTrack) -> tuple[tuple[int, int], ...]:
+    """The accelerations a move on `track` may use, from its ``accelerations`` name."""
+    if track.accelerations == "moore":
+        return ACCELS
+    if track.accelerations == "von-neumann":
+        return tuple(a for a in ACCELS if a[0] * a[1] == 0)
+    raise ValueError(f"the brute force knows no acceleration set {track.accelerations!r}")
+
+
 @dataclass(frozen=True)
 class Step:
     """A valid move: the new state and whether it finishes."""
@@ -126,21 +138,24 @@ def enumerate_optimal(track: LatticeTrack, starts: list[Point], depth_cap: int,
                       max_nodes: int = 200_000) -> Brute:
     """Every trajectory from each start at rest, by increasing depth, until one arrives."""
     nodes = [0]
+    accels = accelerations_of(track)
     moves: dict[tuple[State, tuple[int, int]], Step | None] = {}  # `step` is pure: each once
     for depth in range(1, depth_cap + 1):
         finals: Counter = Counter()
         for p in starts:
-            _dfs(track, (p[0], p[1], 0, 0, 0), depth, finals, nodes, max_nodes, moves)
+            _dfs(track, (p[0], p[1], 0, 0, 0), depth, finals, nodes, max_nodes, moves, accels)
         if finals:
             return Brute(depth, sum(finals.values()), finals)
     return Brute(None, 0, Counter())
 
 
 def _dfs(track: LatticeTrack, s: State, left: int, finals: Counter, nodes: list[int],
-         max_nodes: int, moves: dict[tuple[State, tuple[int, int]], Step | None]) -> None:
-    """Count into `finals` the trajectories from `s` whose first arrival is move `left`
-    (`moves` remembers the moves already worked out, by state and acceleration)."""
-    for a in ACCELS:
+         max_nodes: int, moves: dict[tuple[State, tuple[int, int]], Step | None],
+         accels: tuple[tuple[int, int], ...]) -> None:
+    """Count into `finals` the trajectories from `s` whose first arrival is move `left`,
+    each move with one of `accels` (`moves` remembers the moves already worked out, by
+    state and acceleration)."""
+    for a in accels:
         nodes[0] += 1
         if nodes[0] > max_nodes:
             raise WorkCap
@@ -154,4 +169,4 @@ def _dfs(track: LatticeTrack, s: State, left: int, finals: Counter, nodes: list[
                 finals[r.state[:4]] += 1
             continue  # an arrival ends the trajectory
         if left > 1:
-            _dfs(track, r.state, left - 1, finals, nodes, max_nodes, moves)
+            _dfs(track, r.state, left - 1, finals, nodes, max_nodes, moves, accels)

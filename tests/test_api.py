@@ -49,7 +49,7 @@ def test_a_track_built_in_code_is_validated() -> None:
     on_a_wall = dataclasses.replace(t, car=dataclasses.replace(t.car, position=(0, 0)))
     with pytest.raises(racecert.TrackError, match="not asphalt"):
         racecert.analyze(on_a_wall)
-    with pytest.raises(TypeError, match="a Track, a path or TOML text"):
+    with pytest.raises(TypeError, match="a Track .of any profile., a path or TOML text"):
         racecert.load_track(42)  # type: ignore[arg-type]
 
 
@@ -60,3 +60,30 @@ def test_reprs_are_short_and_the_version_is_known() -> None:
     assert "load_track" in dir(racecert)
     with pytest.raises(AttributeError):
         racecert.no_such_thing  # noqa: B018
+
+
+def test_every_profile_goes_through_the_same_api() -> None:
+    lattice = racecert.load_track("lattice/riddler")
+    cell = racecert.load_track("cellpath/hairpin")
+    assert racecert.load_track(cell) is cell
+    a = racecert.analyze(cell)
+    assert (type(a).__name__, a.bfs.m_star, a.bfs.optimal_count) == ("LatticeAnalysis", 15,
+                                                                      93640)
+    best = racecert.analyze(lattice, best_start=True)
+    first = racecert.analyze(lattice)
+    assert best.best_start and not first.best_start
+    assert best.bfs.m_star <= first.bfs.m_star
+    c = racecert.certify(cell)
+    assert type(c).__name__ == "LatticeCertificate" and c.status == "certified"
+    assert {f.name for f in c.figures} >= {"m_star", "optimal_count"}
+
+
+def test_options_of_another_profile_are_refused_in_one_line() -> None:
+    with pytest.raises(ValueError, match="only the exact key exists"):
+        racecert.analyze("cellpath/hairpin", "editor")
+    with pytest.raises(ValueError, match="best_start: a grid track has one car"):
+        racecert.analyze("tracks/tiny_straight.toml", best_start=True)
+    with pytest.raises(ValueError, match="best_start: a grid track has one car"):
+        racecert.certify("tracks/tiny_straight.toml", best_start=True)
+    with pytest.raises(ValueError, match="count_limit, work apply to grid tracks only"):
+        racecert.certify("cellpath/hairpin", count_limit=5, work=lambda *a: None)

@@ -166,6 +166,21 @@ def test_the_certificate_has_one_row_per_figure_with_its_verdict(certificate) ->
     assert [r[0] for r in other] == [r.figure for r in c.other_checks]
 
 
+def test_a_lattice_certificate_shows_its_own_figures() -> None:
+    """A cell-path certificate (the start-list profiles' `LatticeCertificate`) shows the
+    same headline and one row per figure of its profile, with their verdicts."""
+    c = racecert.certify("cellpath/hairpin")
+    page = Page(c._repr_html_())
+    assert page.well_formed(), page.errors
+    rows = page.rows["racecert-figures"]
+    assert [r[0] for r in rows] == [f.name for f in c.figures]
+    m_star = rows[[f.name for f in c.figures].index("m_star")]
+    assert m_star[1] == "15" and m_star[2] == "✓ agree"
+    headline = next(a for t, a in page.tags if a.get("class") == "racecert-headline")
+    assert headline["data-status"] == c.status == "certified"
+    assert "racecert-other-checks" not in page.rows
+
+
 def test_a_corrupted_certificate_shows_the_disagreement(certificate) -> None:
     """One figure's checks made to disagree (with markup in the reason): the headline and
     that row say disagree, no other row does, and the markup stays text."""
@@ -283,6 +298,7 @@ def test_a_lattice_analysis_shows_its_picture_beside_its_figures() -> None:
     assert not any(t == "script" for t, _ in page.tags)
     rows = {r[0]: r[1] for r in page.rows["racecert-analysis"]}
     assert rows["track"] == HOSTILE  # shown as text, not markup
+    assert rows["accelerations"] == "moore"
     assert rows["m*"] == str(a.bfs.m_star) and rows["optimal trajectories"] == str(
         a.bfs.optimal_count)
     assert rows["green length"] == str(a.green.length)

@@ -22,6 +22,7 @@ import numpy as np
 
 from racecert.model.geometry import touched_offsets
 from racecert.model.track import Track
+from racecert.model.unique import unique_sorted
 from racecert.oracle.bfs import OptimalDag
 
 
@@ -57,7 +58,7 @@ def dag_moves(dag: OptimalDag, width: int, height: int) -> np.ndarray:
     s = dag.arrive_src
     parts.append(move_keys(a.x[s], a.y[s], dag.arrive_state.vx, dag.arrive_state.vy,
                            width, height))
-    return np.unique(np.concatenate(parts))
+    return unique_sorted(np.concatenate(parts))
 
 
 def move_keys(px: np.ndarray, py: np.ndarray, vx: np.ndarray, vy: np.ndarray, width: int,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from racecert.model.profiles import acceleration_set_name
 from racecert.model.radicals import RadicalSum
 
 if TYPE_CHECKING:
@@ -110,6 +111,7 @@ def lattice_rows(a: LatticeAnalysis) -> list[tuple[str, str, str]]:
     say why they do not exist in its JSON's ``skipped``)."""
     t, b = a.track, a.bfs
     rows = [("track", t.name, "lattice rules (continuous walls, lattice points)"),
+            ("accelerations", acceleration_set_name(t), "the set each move picks from"),
             ("starts", str(len(a.considered)), "best start searched" if a.best_start
              else "the declared start")]
     if not b.reachable:

@@ -27,7 +27,7 @@ from racecert.analysis.representatives import Extreme, RepresentativeDP, Represe
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_rules import LatticeLimitError, LatticeRules
 from racecert.model.lattice_track import LatticeTrack, Point
-from racecert.model.profiles import profile_of
+from racecert.model.profiles import acceleration_set_name, profile_of
 from racecert.model.radicals import RadicalSum
 from racecert.oracle.bfs import BfsResult, OptimalDag, ProgressFn, layered_bfs
 from racecert.oracle.counts import layered_counts, primes_for_bound, sum_residues
@@ -99,6 +99,8 @@ class LatticeAnalysis:
             "track": t.name,
             "sha256": t.sha256,
             "rules": profile_of(t).name,
+            "accelerations": acceleration_set_name(t),
+            "speed_cap": getattr(t, "speed_cap", None),  # a cell-path track's, or none
             "mode": self.mode,
             "best_start": self.best_start,
             "starts_considered": [list(t.to_file(p)) for p in self.considered],

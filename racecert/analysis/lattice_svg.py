@@ -5,8 +5,8 @@ on the cells' points); on a lattice track the lattice points (on tracks of at mo
 `DOT_LIMIT` points), the wall polylines and circles, the finish segment (with an arrow
 for a directed finish); every start (the optimal ones filled), every move of the
 optimal DAG as a thin red segment (the counterpart of the grid's red coverage cells),
-and the green and blue trajectories (a cell-path trajectory's last move is drawn
-whole, to p + v', as its length counts it, though the run ends at the goal cell).
+and the green and blue trajectories (a cell-path trajectory ends on the goal cell its
+last move reached).
 The scale fits the longer side into `FIT` pixels; the picture is in the file's
 coordinates (y downward).
 """
@@ -36,16 +36,19 @@ COLORS = {"wall": "#2f3b2f", "red": "#e0201b", "green": "#1f9d3a", "blue": "#1f4
 class _Frame:
     """Local lattice coordinates to pixels."""
 
-    def __init__(self, track: LatticeTrack) -> None:
-        self.scale = max(1.0, min(40.0, FIT / max(track.width - 1, track.height - 1)))
-        self.w = int(MARGIN * 2 + (track.width - 1) * self.scale)
-        self.h = int(TOP + MARGIN * 2 + (track.height - 1) * self.scale + LEGEND_H)
+    def __init__(self, track: LatticeTrack | CellPathTrack) -> None:
+        # a cell-path track's cells reach half a cell past their points on every side
+        self.pad = 0.5 if isinstance(track, CellPathTrack) else 0.0
+        w, h = track.width - 1 + 2 * self.pad, track.height - 1 + 2 * self.pad
+        self.scale = max(1.0, min(40.0, FIT / max(w, h)))
+        self.w = int(MARGIN * 2 + w * self.scale)
+        self.h = int(TOP + MARGIN * 2 + h * self.scale + LEGEND_H)
 
     def x(self, v: float) -> float:
-        return round(MARGIN + v * self.scale, 2)
+        return round(MARGIN + (v + self.pad) * self.scale, 2)
 
     def y(self, v: float) -> float:
-        return round(TOP + MARGIN + v * self.scale, 2)
+        return round(TOP + MARGIN + (v + self.pad) * self.scale, 2)
 
 
 def _dots(t: LatticeTrack, f: _Frame) -> list[str]:
@@ -151,9 +154,10 @@ def render_lattice_svg(a: LatticeAnalysis) -> str:
         f'<rect width="{f.w}" height="{f.h}" fill="#ffffff"/>',
         f'<text x="6" y="22" font-size="16" font-weight="bold">{escape(title)}</text>',
         f'<text x="6" y="42" font-size="12">{escape(sub)}</text>',
-        f'<rect x="{f.x(0)}" y="{f.y(0)}" width="{f.x(t.width - 1) - f.x(0)}" '
-        f'height="{f.y(t.height - 1) - f.y(0)}" fill="#f4f4f4" stroke="{COLORS["bounds"]}" '
-        'stroke-width="1"/>',
+        f'<rect x="{f.x(-f.pad)}" y="{f.y(-f.pad)}" '
+        f'width="{round(f.x(t.width - 1 + f.pad) - f.x(-f.pad), 2)}" '
+        f'height="{round(f.y(t.height - 1 + f.pad) - f.y(-f.pad), 2)}" fill="#f4f4f4" '
+        f'stroke="{COLORS["bounds"]}" stroke-width="1"/>',
         *_ground(t, f), *_dag_moves(a, f),
         *(_finish(t, f) if isinstance(t, LatticeTrack) else []),
     ]

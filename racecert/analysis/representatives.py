@@ -6,9 +6,16 @@ the exact number of paths achieving it (a Python int) and one representative.
 
 Exactness: float lengths are sums along one path, so their error is bounded
 by `float_error`; two candidates further apart than twice that are ordered by
-the floats, nearer ones are compared exactly as `RadicalSum`s. All moves into
-one DAG state have the same velocity, hence the same length, so candidates
-into a state are compared by their sources' exact values.
+the floats, nearer ones are compared exactly. All moves into one DAG state have
+the same velocity, hence the same length, so candidates into a state are
+compared by their sources' exact values. An exact value is kept as a
+`RadicalForms` pair (integer part, id of the interned irrational part), built
+along the representative path one move at a time: a move of integer length
+adds to the integer part and any other looks up one interned sum, so equal
+values are equal pairs and values with the same irrational part are ordered by
+their integer parts; only values whose irrational parts differ and that floats
+cannot order go to the certified `compare` (on a corridor almost every move and
+tie is of integer length).
 
 Representative (deterministic, documented in docs/report.md): among tied
 trajectories, the lexicographically smallest sequence of accelerations, each
@@ -30,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from racecert.analysis.trajectory import Trajectory
-from racecert.model.radicals import RadicalSum
+from racecert.model.radicals import RadicalForms, RadicalSum
 from racecert.oracle.bfs import OptimalDag
 from racecert.oracle.dijkstra import float_error
 
@@ -47,6 +54,9 @@ class Extreme:
     ties: int
     trajectory: Trajectory
 
+
+Form = tuple[int, int]
+"""An exact length as `RadicalForms` keeps it: (integer part, irrational part id)."""
 
 _REACH = 64
 """Accelerations up to this size per component are ranked (`_acc_index`)."""
@@ -80,7 +90,8 @@ class _Pass:
         self.rank = [np.zeros(1, dtype=np.int64)]
         self.pred: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
         self.acc: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
-        self.memo: list[dict[int, RadicalSum]] = [{0: RadicalSum.zero()}]
+        self.forms = RadicalForms()
+        self.memo: list[dict[int, Form]] = [{0: (0, 0)}]
         for t, (src, dst) in enumerate(dag.edges):
             n = len(layers[t + 1])
             a, b = layers[t], layers[t + 1]
@@ -108,19 +119,29 @@ class _Pass:
             self.acc.append(pacc)
             self.memo.append({})
 
-    def exact(self, t: int, i: int) -> RadicalSum:
-        """Exact extreme length of DAG state i of layer t (memoised along representatives)."""
+    def exact(self, t: int, i: int) -> Form:
+        """Exact extreme length of DAG state i of layer t, as a `RadicalForms` pair
+        (memoised along representatives)."""
         chain = []
         while i not in self.memo[t]:
             chain.append((t, i))
             i = int(self.pred[t][i])
             t -= 1
         value = self.memo[t][i]
+        plus = self.forms.plus_move
         for tt, j in reversed(chain):
             s = self.dag.layers[tt]
-            value = value + RadicalSum.of_vector(int(s.vx[j]), int(s.vy[j]))
+            value = plus(value[0], value[1], int(s.vx[j]), int(s.vy[j]))
             self.memo[tt][j] = value
         return value
+
+    def _extreme(self, values: Sequence[Form]) -> Form:
+        """The least (sign +1) or greatest (sign -1) of exact `values`."""
+        ext = values[0]
+        for v in values[1:]:
+            if v != ext and self.forms.compare(v, ext) == -self.sign:
+                ext = v
+        return ext
 
     def _winners(self, t: int, src: np.ndarray, dst: np.ndarray, cand: np.ndarray, n: int
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -141,10 +162,7 @@ class _Pass:
                 groups.setdefault(int(dst[r]), []).append(r)
             for rs in groups.values():
                 values = [self.exact(t, int(src[r])) for r in rs]
-                ext = values[0]
-                for v in values[1:]:
-                    if (v < ext) if s > 0 else (ext < v):
-                        ext = v
+                ext = self._extreme(values)
                 for r, v in zip(rs, values, strict=True):
                     winners[r] = v == ext
         return winners, best
@@ -165,17 +183,18 @@ class _Pass:
         st = dag.arrive_state
         a = dag.layers[last]
         vx, vy = st.vx[idx], st.vy[idx]
-        cand = self.f[last][src] + _norm(vx, vy)
+        # the arriving move runs from its source to where the run ends: p + v', or on a
+        # cell-path track the goal cell its walk reached (docs/rules.md section 10)
+        ex, ey = st.x[idx].astype(np.int64), st.y[idx].astype(np.int64)
+        dx, dy = ex - a.x[src], ey - a.y[src]
+        cand = self.f[last][src] + _norm(dx, dy)
         s = self.sign
         ext_f = float(s * np.min(s * cand))
         near = np.nonzero(s * (cand - ext_f) <= 2 * float_error(abs(ext_f) + 1.0))[0]
-        values = {int(r): self.exact(last, int(src[r])) + RadicalSum.of_vector(int(vx[r]),
-                                                                               int(vy[r]))
+        plus = self.forms.plus_move
+        values = {int(r): plus(*self.exact(last, int(src[r])), int(dx[r]), int(dy[r]))
                   for r in near}
-        ext = next(iter(values.values()))
-        for v in values.values():
-            if (v < ext) if s > 0 else (ext < v):
-                ext = v
+        ext = self._extreme(list(values.values()))
         win = [r for r, v in values.items() if v == ext]
         ties = sum((self.count[last][int(src[r])] for r in win), 0)
         acc = _acc_index(vx - a.vx[src], vy - a.vy[src])
@@ -187,7 +206,11 @@ class _Pass:
             i = int(self.pred[t][i])
         accs.reverse()
         traj = Trajectory.replay(start, tuple(_acceleration(k) for k in accs), velocity)
-        return Extreme(ext, int(ties), traj)
+        px, py = traj.positions[-2]  # in the caller's frame (a lattice track's file's)
+        end = (px + int(dx[r_best]), py + int(dy[r_best]))
+        if traj.positions[-1] != end:  # a cell-path run that stopped on its goal cell
+            traj = Trajectory((*traj.positions[:-1], end), traj.accelerations)
+        return Extreme(self.forms.value(*ext), int(ties), traj)
 
 
 @dataclass(frozen=True)

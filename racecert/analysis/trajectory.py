@@ -46,7 +46,9 @@ class Trajectory:
 
     @property
     def velocities(self) -> tuple[tuple[int, int], ...]:
-        """v' of each move (the displacement P_{i+1} - P_i)."""
+        """The displacement P_{i+1} - P_i of each move: its v', except the last move of a
+        cell-path run that stops on a goal cell part-way along it (docs/rules.md section
+        10), whose displacement ends on that cell."""
         p = self.positions
         return tuple((p[i + 1][0] - p[i][0], p[i + 1][1] - p[i][1]) for i in range(self.moves))
 

@@ -37,7 +37,6 @@ from racecert.analysis.pipeline import Analysis, analyze
 from racecert.certification.certificate import Certificate, certify
 from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
 from racecert.certification.lattice_certificate import LatticeCertificate, certify_lattice
-from racecert.certification.lattice_checks import LatticeLimits
 from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
 from racecert.model.lattice_track import LatticeTrack
@@ -157,7 +156,7 @@ def _run_lattice(track: LatticeTrack, job: TrackJob, budget: StateBudget) -> dic
                          "the batch with --mode exact or certify")
     if job.mode == "certify":
         return _certificate_outcome(certify_lattice(
-            track, budget=budget, limits=LatticeLimits(cpsat_budget=job.cpsat_budget)))
+            track, budget=budget, cpsat_budget=job.cpsat_budget))
     return _analysis_outcome(analyze_lattice(track, budget=budget))
 
 

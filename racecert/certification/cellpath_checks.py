@@ -15,25 +15,23 @@ from __future__ import annotations
 
 import time
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis
-from racecert.certification.context import CheckResult, Verdict
-from racecert.certification.lattice_checks import LatticeLimits, reachable_states, search_figures
+from racecert.certification.context import CertifyContext, CheckResult, Verdict
+from racecert.certification.lattice_checks import lattice_of, reachable_states, search_results
 from racecert.independent.cellpath.search import count_trajectories
 from racecert.independent.cellpath.walk import accelerations, successor
 from racecert.model.cellpath.rules import CellPathRules
-from racecert.model.cellpath.track import CellPathTrack
 
 WALK = "racecert.independent.cellpath.walk (exact rational ticks)"
 SEARCH = "independent cell-path search (racecert.independent.cellpath.search, dicts, exact ints)"
 
 
-def check_geometry(track: CellPathTrack, a: LatticeAnalysis, lim: LatticeLimits
-                   ) -> list[CheckResult]:
+def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
     """Every acceleration from the reachable states: expand vs the independent walk."""
     t0 = time.perf_counter()
+    track, a = lattice_of(ctx)
     rules = CellPathRules(track)
     states, complete = reachable_states(
-        rules, [rules.state_at(p) for p in a.considered], lim.geometry_max_states,
+        rules, [rules.state_at(p) for p in a.considered], ctx.geometry_max_states,
         a.bfs.depth_explored)
     exp = rules.expand(states)
     ours = {(int(i), int(s.x[j]), int(s.y[j]), int(s.vx[j]), int(s.vy[j]), arrives)
@@ -62,24 +60,9 @@ def check_geometry(track: CellPathTrack, a: LatticeAnalysis, lim: LatticeLimits
         work=f"{n:,} states")]
 
 
-def check_search(track: CellPathTrack, a: LatticeAnalysis, lim: LatticeLimits
-                 ) -> list[CheckResult]:
+def check_search(ctx: CertifyContext) -> list[CheckResult]:
     """m*, counts, finals, optimal starts, green and blue by the independent search."""
     t0 = time.perf_counter()
-    r = count_trajectories(track, list(a.considered), max_states=lim.search_max_states)
-    b = a.bfs
-    spent = time.perf_counter() - t0
-    work = f"{r.states:,} states"
-
-    def res(figure: str, ours: object, theirs: object, equal: bool, reason: str
-            ) -> CheckResult:
-        return CheckResult(figure, ours, SEARCH, theirs,  # type: ignore[arg-type]
-                           Verdict.AGREE if equal else Verdict.DISAGREE, reason, spent, work=work)
-
-    if not r.complete:
-        return [CheckResult(f, None, SEARCH, None, Verdict.TIMEOUT, r.reason, spent, work=work)
-                for f in ("reachable", "m_star", "optimal_count")]
-    out = [res("reachable", b.reachable, r.reachable, b.reachable == r.reachable, r.reason)]
-    if not r.reachable or not b.reachable:
-        return out
-    return out + search_figures(track, a, b, r, res)  # type: ignore[arg-type]
+    track, a = lattice_of(ctx)
+    r = count_trajectories(track, list(a.considered), max_states=ctx.max_states)
+    return search_results(track, a, r, time.perf_counter() - t0, SEARCH)  # type: ignore[arg-type]

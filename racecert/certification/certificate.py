@@ -31,6 +31,7 @@ independent method reproduces.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -183,8 +184,70 @@ def timing_json(total: float, results: tuple[CheckResult, ...],
     return out
 
 
+class Judged:
+    """What every profile's certificate derives from its `figures` (each figure judged
+    over its checks) and `results` (every check): the status, the unconfirmed figures,
+    the headline, and the notebook view (`_repr_html_`). A certificate class supplies
+    those two (and `track`, `seconds`); the rest is here, once, so a profile's certificate
+    cannot judge differently from the grid's."""
+
+    results: tuple[CheckResult, ...]
+    track: Any
+
+    @property
+    def figures(self) -> tuple[FigureVerdict, ...]:  # pragma: no cover - every subclass
+        raise NotImplementedError
+
+    @property
+    def other_checks(self) -> tuple[CheckResult, ...]:
+        """Checks that address no figure (they count for the status only); none here."""
+        return ()
+
+    @property
+    def status(self) -> Status:
+        """`disagree`, `certified` (every existing figure agrees) or `partial`."""
+        verdicts = [f.verdict for f in self.figures]
+        if "disagree" in verdicts or any(r.verdict == Verdict.DISAGREE for r in self.results):
+            return "disagree"
+        if all(v in ("agree", "not-applicable") for v in verdicts):
+            return "certified"
+        return "partial"
+
+    @property
+    def unconfirmed(self) -> tuple[str, ...]:
+        """Names of the existing figures no independent check confirmed."""
+        return tuple(f.name for f in self.figures if f.verdict in UNCONFIRMED)
+
+    @property
+    def headline(self) -> str:
+        """The one-line verdict of `headline` (status, unconfirmed figures, figures that
+        rest on the second implementation alone)."""
+        return headline(self.status, self.figures, self.other_checks)
+
+    @property
+    def ok(self) -> bool:
+        """No check disagrees."""
+        return self.status != "disagree"
+
+    @property
+    def certified(self) -> bool:
+        """Every figure that exists on this track is confirmed by an independent check."""
+        return self.status == "certified"
+
+    def __repr__(self) -> str:
+        open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
+        return f"{type(self).__name__}({self.track.name!r}, status={self.status!r}{open_})"
+
+    def _repr_html_(self) -> str:
+        """The headline above one table row per figure (value, verdict, `confirmed_by`,
+        why), for notebooks; every text escaped (`certificate_html`)."""
+        from racecert.certification.certificate_html import render_html
+
+        return render_html(self)
+
+
 @dataclass(frozen=True)
-class Certificate:
+class Certificate(Judged):
     """Everything `racecert certify` found for one track, as `certify` returns it.
 
     Frozen: a result, never updated. The verdicts are derived, not stored: `figures`
@@ -254,48 +317,6 @@ class Certificate:
         return tuple(r for r in self.results
                      if not set(canonical_figures(r.figure)) & set(FIGURE_NAMES))
 
-    @property
-    def status(self) -> Status:
-        """`disagree`, `certified` (every existing figure agrees) or `partial`."""
-        verdicts = [f.verdict for f in self.figures]
-        if "disagree" in verdicts or any(r.verdict == Verdict.DISAGREE for r in self.results):
-            return "disagree"
-        if all(v in ("agree", "not-applicable") for v in verdicts):
-            return "certified"
-        return "partial"
-
-    @property
-    def unconfirmed(self) -> tuple[str, ...]:
-        """Names of the existing figures no independent check confirmed."""
-        return tuple(f.name for f in self.figures if f.verdict in UNCONFIRMED)
-
-    @property
-    def headline(self) -> str:
-        """The one-line verdict of `headline` (status, unconfirmed figures, figures that
-        rest on the second implementation alone)."""
-        return headline(self.status, self.figures, self.other_checks)
-
-    @property
-    def ok(self) -> bool:
-        """No check disagrees."""
-        return self.status != "disagree"
-
-    @property
-    def certified(self) -> bool:
-        """Every figure that exists on this track is confirmed by an independent check."""
-        return self.status == "certified"
-
-    def __repr__(self) -> str:
-        open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
-        return f"Certificate({self.track.name!r}, status={self.status!r}{open_})"
-
-    def _repr_html_(self) -> str:
-        """The headline above one table row per figure (value, verdict, `confirmed_by`,
-        why), for notebooks; every text escaped (`certificate_html`)."""
-        from racecert.certification.certificate_html import render_html
-
-        return render_html(self)
-
     def to_json(self) -> dict[str, Any]:
         """The certificate file of `racecert certify -o` (docs/certificate.md, `SCHEMA`)."""
         t = self.track
@@ -354,6 +375,19 @@ def _kinded(results: list[CheckResult], kind: MethodKind | None) -> list[CheckRe
             for r in results]
 
 
+def run_checks(ctx: CertifyContext, checks: Sequence[NamedCheck | Check],
+               step: StepFn | None = None) -> list[CheckResult]:
+    """Every check's results over `ctx`, in order, each with its kind (its own or its
+    check's); `step(label)` before each check. The one loop of every profile's
+    certificate."""
+    results: list[CheckResult] = []
+    for check in map(_named, checks):
+        if step:
+            step(check.label)
+        results.extend(_kinded(check.run(ctx), check.kind))
+    return results
+
+
 def step_count(checks: list[NamedCheck | Check] | None = None) -> int:
     """How many times `certify` calls `step` (the two oracle runs and every check): the
     total of a progress display."""
@@ -383,11 +417,7 @@ def certify(track: Track, checks: list[NamedCheck | Check] | None = None, *,
     editor = layered_bfs(track, "editor", progress=progress, budget=budget)
     exact = analysis.bfs
     ctx = CertifyContext(track, exact, editor, analysis=analysis, work=work, **limits)
-    results: list[CheckResult] = []
-    for check in map(_named, checks if checks is not None else default_checks()):
-        if step:
-            step(check.label)
-        results.extend(_kinded(check.run(ctx), check.kind))
+    results = run_checks(ctx, checks if checks is not None else default_checks(), step)
     return Certificate(track, analysis, editor, tuple(results),
                        arbitrate(results, exact, editor), time.perf_counter() - t0)
 

@@ -12,8 +12,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from racecert.analysis.lattice_pipeline import LatticeAnalysis
 from racecert.analysis.pipeline import Analysis
-from racecert.model.track import Track
+from racecert.model.profiles import AnyTrack
 from racecert.oracle.bfs import BfsResult
 
 Value = int | str | None
@@ -149,11 +150,15 @@ DEFAULT_COUNT_LIMIT = 20_000
 
 @dataclass(frozen=True)
 class CertifyContext:
-    """What every check receives: the track, both BFS results and the limits."""
+    """What every check of every profile receives: the track, the oracle's BFS in the
+    exact key and the editor key, the analysis and the limits. A lattice or cell-path
+    track has no editor key (`editor` is None) and its analysis is a `LatticeAnalysis`;
+    its checks read the limits they use (`cpsat_budget`, `workers`, `max_states` for the
+    independent search, `geometry_max_states`)."""
 
-    track: Track
+    track: AnyTrack
     exact: BfsResult
-    editor: BfsResult
+    editor: BfsResult | None
     cpsat_budget: float = DEFAULT_CPSAT_BUDGET  # deterministic time per solve (not wall s)
     workers: int = 1  # CP-SAT workers: 1 keeps every verdict reproducible
     count_limit: int = DEFAULT_COUNT_LIMIT
@@ -161,7 +166,7 @@ class CertifyContext:
     continuity_max_states: int | None = None  # None: every optimal final state
     max_states: int = 20_000_000  # state budget of the independent searches
     out_dir: Path | None = None
-    analysis: Analysis | None = None  # the oracle's full figures (exact key)
+    analysis: Analysis | LatticeAnalysis | None = None  # the oracle's figures (exact key)
     work: WorkFn | None = None  # progress of the running check (display only)
 
     def report(self, what: str, done: int = 0, total: int | None = None) -> None:

@@ -10,8 +10,8 @@ names it), `disagree` when a check disagrees.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
@@ -19,46 +19,43 @@ from racecert.certification import cellpath_checks
 from racecert.certification.certificate import (
     FIGURE_VERDICTS,
     SCHEMA,
-    UNCONFIRMED,
     FigureVerdict,
-    Status,
-    headline,
+    Judged,
     judge_figure,
+    run_checks,
     timing_json,
 )
-from racecert.certification.context import CheckResult, MethodKind, StepFn, Verdict
+from racecert.certification.context import CheckResult, MethodKind, NamedCheck, StepFn
 from racecert.certification.lattice_checks import (
-    LatticeLimits,
     check_geometry,
     check_m_star_cpsat,
     check_search,
+    lattice_context,
     oracle_starts,
 )
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import LatticeTrack
-from racecert.model.profiles import profile_of
+from racecert.model.profiles import acceleration_set_name, profile_of
 
-LatticeCheck = Callable[[LatticeTrack, LatticeAnalysis, LatticeLimits], list[CheckResult]]
-CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
-    ("move validity: the profile's expand vs the independent lattice geometry", check_geometry),
-    ("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*", check_m_star_cpsat),
-    ("independent search: m*, exact counts, finals, green and blue", check_search),
+SECOND = MethodKind.SECOND_IMPLEMENTATION
+CHECKS: tuple[NamedCheck, ...] = (
+    NamedCheck("move validity: the profile's expand vs the independent lattice geometry",
+               check_geometry, SECOND),
+    NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*",
+               check_m_star_cpsat, MethodKind.SOLVER_MODEL),
+    NamedCheck("independent search: m*, exact counts, finals, green and blue", check_search,
+               SECOND),
 )
-CELL_PATH_CHECKS: tuple[tuple[str, LatticeCheck], ...] = (
-    ("move validity: the profile's expand vs the independent cell-path walk",
-     cellpath_checks.check_geometry),  # type: ignore[list-item]
-    ("independent cell-path search: m*, exact counts, finals, green and blue",
-     cellpath_checks.check_search),  # type: ignore[list-item]
+CELL_PATH_CHECKS: tuple[NamedCheck, ...] = (
+    NamedCheck("move validity: the profile's expand vs the independent cell-path walk",
+               cellpath_checks.check_geometry, SECOND),
+    NamedCheck("independent cell-path search: m*, exact counts, finals, green and blue",
+               cellpath_checks.check_search, SECOND),
 )
-CHECKS_BY_PROFILE: dict[str, tuple[tuple[str, LatticeCheck], ...]] = {
+CHECKS_BY_PROFILE: dict[str, tuple[NamedCheck, ...]] = {
     "lattice": CHECKS, "cell-path": CELL_PATH_CHECKS}
-"""The independent checks of each profile that lists its start positions."""
-KINDS = {check_geometry: MethodKind.SECOND_IMPLEMENTATION,
-         check_m_star_cpsat: MethodKind.SOLVER_MODEL,
-         check_search: MethodKind.SECOND_IMPLEMENTATION,
-         cellpath_checks.check_geometry: MethodKind.SECOND_IMPLEMENTATION,
-         cellpath_checks.check_search: MethodKind.SECOND_IMPLEMENTATION}
-"""The kind of method of each lattice check (a plugged-in check has none)."""
+"""The independent checks of each profile that lists its start positions: the same
+`NamedCheck`s over the same `CertifyContext` as the grid's (`lattice_context`)."""
 
 
 def _length(a: LatticeAnalysis, which: str, part: str) -> Any:
@@ -74,8 +71,8 @@ def _unreachable(a: LatticeAnalysis) -> str | None:
 
 FIGURES: tuple[tuple[str, Callable[[LatticeAnalysis], Any],
                      Callable[[LatticeAnalysis], str | None]], ...] = (
-    ("move_validity", lambda a: f"the {profile_of(a.track).name} profile's rules",
-     lambda a: None),
+    ("move_validity", lambda a: f"the {profile_of(a.track).name} profile's rules "
+     f"({acceleration_set_name(a.track)} accelerations)", lambda a: None),
     ("reachable", lambda a: a.bfs.reachable, lambda a: None),
     ("m_star", lambda a: a.bfs.m_star, _unreachable),
     ("optimal_count", lambda a: str(a.bfs.optimal_count), _unreachable),
@@ -89,7 +86,7 @@ FIGURES: tuple[tuple[str, Callable[[LatticeAnalysis], Any],
 
 
 @dataclass(frozen=True)
-class LatticeCertificate:
+class LatticeCertificate(Judged):
     """Everything `racecert certify` found for one lattice track."""
 
     track: LatticeTrack
@@ -107,36 +104,6 @@ class LatticeCertificate:
                                   tuple(by.get(name, ())))
                      for name, value, absent in FIGURES)
 
-    @property
-    def status(self) -> Status:
-        verdicts = [f.verdict for f in self.figures]
-        if "disagree" in verdicts or any(r.verdict == Verdict.DISAGREE for r in self.results):
-            return "disagree"
-        if all(v in ("agree", "not-applicable") for v in verdicts):
-            return "certified"
-        return "partial"
-
-    @property
-    def unconfirmed(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.figures if f.verdict in UNCONFIRMED)
-
-    @property
-    def headline(self) -> str:
-        """The one-line verdict (as the grid certificate's)."""
-        return headline(self.status, self.figures)
-
-    @property
-    def ok(self) -> bool:
-        return self.status != "disagree"
-
-    @property
-    def certified(self) -> bool:
-        return self.status == "certified"
-
-    def __repr__(self) -> str:
-        open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
-        return f"LatticeCertificate({self.track.name!r}, status={self.status!r}{open_})"
-
     def to_json(self) -> dict[str, Any]:
         t, figures = self.track, self.figures
         n = {v: sum(f.verdict == v for f in figures) for v in FIGURE_VERDICTS}
@@ -146,13 +113,14 @@ class LatticeCertificate:
             "schema": SCHEMA,
             "rules": profile_of(t).name,
             "status": self.status,
-            "headline": headline(self.status, figures),
+            "headline": self.headline,
             "unconfirmed": list(self.unconfirmed),
             "second_implementation_only": {f.name: f.second_implementation_only
                                            for f in figures if f.second_implementation_only},
             "figures": {f.name: f.to_json() for f in figures},
             "track": {"name": t.name, "path": t.path, "sha256": t.sha256, "width": t.width,
                       "height": t.height, "bounds": [list(lo), list(hi)],
+                      "accelerations": acceleration_set_name(t),
                       "best_start": self.analysis.best_start,
                       "starts_considered": [list(t.to_file(p))
                                             for p in self.analysis.considered]},
@@ -172,24 +140,17 @@ class LatticeCertificate:
 
 
 def certify_lattice(track: LatticeTrack, *, best_start: bool = False,
-                    step: StepFn | None = None, limits: LatticeLimits | None = None,
-                    checks: tuple[tuple[str, LatticeCheck], ...] | None = None,
-                    budget: StateBudget | None = None) -> LatticeCertificate:
+                    step: StepFn | None = None, checks: Sequence[NamedCheck] | None = None,
+                    budget: StateBudget | None = None, **limits: Any) -> LatticeCertificate:
     """Run the lattice analysis and every check; `step(label)` before each. `budget`
     (`--max-states`) bounds the oracle's search, as on grid tracks (`StateLimitReached`);
-    the independent checks keep their own bounds (`LatticeLimits`). `checks`: the
-    profile's own (`CHECKS_BY_PROFILE`) unless given."""
+    the independent checks take `limits` (`CertifyContext`'s fields: `cpsat_budget`,
+    `workers`, `max_states`, `geometry_max_states`) over this profile's defaults
+    (`lattice_context`). `checks`: the profile's own (`CHECKS_BY_PROFILE`) unless given."""
     t0 = time.perf_counter()
     checks = CHECKS_BY_PROFILE[profile_of(track).name] if checks is None else checks
-    lim = limits or LatticeLimits()
     if step:
         step("lattice analysis (the oracle's figures)")
     analysis = analyze_lattice(track, best_start, budget=budget)
-    results: list[CheckResult] = []
-    for label, check in checks:
-        if step:
-            step(label)
-        kind = KINDS.get(check)
-        results.extend(r if r.kind is not None or kind is None else replace(r, kind=kind)
-                       for r in check(track, analysis, lim))
+    results = run_checks(lattice_context(analysis, **limits), checks, step)
     return LatticeCertificate(track, analysis, tuple(results), time.perf_counter() - t0)

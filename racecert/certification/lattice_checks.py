@@ -2,7 +2,8 @@
 `LatticeRules` + `layered_bfs` + `RepresentativeDP`) with independent machinery.
 
 - move validity: every move from the reachable states (capped), the profile's vectorised
-  `expand` against the independent `LatticeGeometry` (validity, finish, net lap count);
+  `expand` against the independent `LatticeGeometry` (validity, finish, net lap count),
+  over the track's acceleration set as the independent side states it;
 - m* by CP-SAT: no finish within m* - 1 moves, a witness at m* replayed by the
   independent geometry (tracks whose move table fits `MAX_TABLE_CANDIDATES`);
 - the independent search (`count_trajectories`): m*, the exact count per start, the
@@ -12,20 +13,22 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis
-from racecert.certification.context import DEFAULT_CPSAT_BUDGET, CheckResult, Verdict
+from racecert.certification.context import CertifyContext, CheckResult, Verdict
 from racecert.independent.lattice_cpsat import build_table, solve, table_candidates
 from racecert.independent.lattice_geometry import LatticeGeometry
 from racecert.independent.lattice_search import SearchResult, count_trajectories
-from racecert.independent.sqrt_sums import Sum
+from racecert.independent.race_rules import lattice_accels
+from racecert.independent.radical_forms import Sum
+from racecert.model.cellpath.track import CellPathTrack
 from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack, Point
 from racecert.model.radicals import RadicalSum
-from racecert.model.rules import ACCELERATIONS, StateArrays
+from racecert.model.rules import StateArrays
 from racecert.oracle.bfs import BfsResult
 
 MAX_TABLE_CANDIDATES = 2_000_000
@@ -36,14 +39,24 @@ SEARCH = "independent layered search (racecert.independent.lattice_search, exact
 GEOMETRY = "racecert.independent.lattice_geometry (parametric segments, discriminants)"
 
 
-@dataclass(frozen=True)
-class LatticeLimits:
-    """The work bounds of a lattice certificate (deterministic units, not wall time)."""
+SEARCH_MAX_STATES = 5_000_000
+"""The independent search's state budget on lattice and cell-path tracks unless a user
+says otherwise (`CertifyContext.max_states`)."""
 
-    cpsat_budget: float = DEFAULT_CPSAT_BUDGET
-    workers: int = 1
-    search_max_states: int = 5_000_000
-    geometry_max_states: int = 60_000
+
+def lattice_context(analysis: LatticeAnalysis, **limits: Any) -> CertifyContext:
+    """The checks' context for a lattice or cell-path `analysis`: its track and BFS, no
+    editor key, `limits` (`CertifyContext`'s fields) over this profile's defaults."""
+    return CertifyContext(analysis.track, analysis.bfs, None, analysis=analysis,
+                          **{"max_states": SEARCH_MAX_STATES, **limits})
+
+
+def lattice_of(ctx: CertifyContext) -> tuple[Any, LatticeAnalysis]:
+    """The track and the `LatticeAnalysis` of a start-list profile's context."""
+    if not isinstance(ctx.analysis, LatticeAnalysis):
+        raise TypeError("a lattice or cell-path check needs the context of a LatticeAnalysis "
+                        "(lattice_context)")
+    return ctx.track, ctx.analysis
 
 
 def starts_text(track: LatticeTrack, starts: list[tuple[Point, int]]) -> str:
@@ -83,14 +96,18 @@ def reachable_states(rules: LatticeRules, starts: list, cap: int, depth: int
     return StateArrays.of(out), True
 
 
-def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
-                   ) -> list[CheckResult]:
-    """Every acceleration from the reachable states: expand vs the independent geometry."""
+def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
+    """Every acceleration from the reachable states: expand vs the independent geometry.
+
+    The candidates on the independent side come from its own statement of the track's
+    acceleration set (`race_rules.lattice_accels`), so an oracle that used another set
+    (a diagonal move on a von Neumann track, a missing one on a Moore track) differs."""
     t0 = time.perf_counter()
+    track, a = lattice_of(ctx)
     rules = LatticeRules(track)
     geo = LatticeGeometry(track)
     states, complete = reachable_states(
-        rules, [rules.state_at(p) for p in a.considered], lim.geometry_max_states,
+        rules, [rules.state_at(p) for p in a.considered], ctx.geometry_max_states,
         a.bfs.depth_explored)
     exp = rules.expand(states)
     ours = {(int(i), int(s.x[j]), int(s.y[j]), int(s.vx[j]), int(s.vy[j]),
@@ -100,9 +117,10 @@ def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
               int(exp.arrive_state.vx[j]), int(exp.arrive_state.vy[j]), None, True)
              for j, i in enumerate(exp.arrive_src)}
     n = len(states)
-    ax = np.array([c[0] for c in ACCELERATIONS], dtype=np.int64)
-    ay = np.array([c[1] for c in ACCELERATIONS], dtype=np.int64)
-    src = np.repeat(np.arange(n), 9)
+    accels = lattice_accels(track.accelerations)
+    ax = np.array([c[0] for c in accels], dtype=np.int64)
+    ay = np.array([c[1] for c in accels], dtype=np.int64)
+    src = np.repeat(np.arange(n), len(accels))
     vx = (states.vx.astype(np.int64)[:, None] + ax).ravel()
     vy = (states.vy.astype(np.int64)[:, None] + ay).ravel()
     px, py = states.x.astype(np.int64)[src], states.y.astype(np.int64)[src]
@@ -121,11 +139,12 @@ def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
     diff = sorted(ours ^ theirs)[:10]
     scope = ("every state the BFS expanded" if complete
              else f"the first {n:,} states the BFS expanded (breadth first; capped)")
-    value = f"{9 * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ"
+    value = f"{len(accels) * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ"
     return [CheckResult(
         "move_validity", "racecert.model.lattice_rules (vectorised expand)", GEOMETRY, value,
         Verdict.DISAGREE if diff else Verdict.AGREE,
-        f"all 9 accelerations from {scope}: validity, finishing and the net lap count; "
+        f"all {len(accels)} accelerations of the {track.accelerations} set from {scope}: "
+        "validity, finishing and the net lap count; "
         f"{len(theirs):,} valid", time.perf_counter() - t0,
         tuple((f"difference {i + 1}", str(d)) for i, d in enumerate(diff)),
         work=f"{n:,} states")]
@@ -134,10 +153,10 @@ def check_geometry(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
 # -- m* by CP-SAT ------------------------------------------------------------------------
 
 
-def check_m_star_cpsat(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
-                       ) -> list[CheckResult]:
+def check_m_star_cpsat(ctx: CertifyContext) -> list[CheckResult]:
     """No finish within m* - 1 moves (infeasible), a replayed witness at exactly m*."""
     t0 = time.perf_counter()
+    track, a = lattice_of(ctx)
     b = a.bfs
     m = b.m_star
 
@@ -157,10 +176,10 @@ def check_m_star_cpsat(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimi
     starts = list(a.considered)
     arte: tuple = (("table rows", str(len(table.rows))), ("table scope", table.scope))
     if m >= 2:
-        below = solve(track, table, m - 1, starts, "within", budget=lim.cpsat_budget,
-                      workers=lim.workers)
+        below = solve(track, table, m - 1, starts, "within", budget=ctx.cpsat_budget,
+                      workers=ctx.workers)
         if below.status == "unknown":
-            return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
+            return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {ctx.cpsat_budget:g} "
                           f"deterministic time units at T = {m - 1} ({below.solver_status})",
                           arte)
         if below.status == "feasible":
@@ -168,9 +187,9 @@ def check_m_star_cpsat(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimi
             return result(Verdict.DISAGREE, f"<= {len(below.positions) - 1}",
                           f"a finish within {m - 1} moves (replay: {why})",
                           arte + (("witness", str(below.positions)),))
-    at = solve(track, table, m, starts, "exact", budget=lim.cpsat_budget, workers=lim.workers)
+    at = solve(track, table, m, starts, "exact", budget=ctx.cpsat_budget, workers=ctx.workers)
     if at.status == "unknown":
-        return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {lim.cpsat_budget:g} "
+        return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {ctx.cpsat_budget:g} "
                       f"deterministic time units at T = {m} ({at.solver_status})", arte)
     if at.status == "infeasible":
         return result(Verdict.DISAGREE, f"> {m}", f"no finish within {m - 1} moves and none at {m}",
@@ -191,29 +210,36 @@ def _same_length(ours: RadicalSum, theirs: Sum) -> bool:
     return ours == RadicalSum.from_terms(theirs.items())
 
 
-def check_search(track: LatticeTrack, a: LatticeAnalysis, lim: LatticeLimits
-                 ) -> list[CheckResult]:
+def check_search(ctx: CertifyContext) -> list[CheckResult]:
     """m*, counts, finals, optimal starts, green and blue by the independent search."""
     t0 = time.perf_counter()
-    r = count_trajectories(track, list(a.considered), max_states=lim.search_max_states,
+    track, a = lattice_of(ctx)
+    r = count_trajectories(track, list(a.considered), max_states=ctx.max_states,
                            extremes=True)
+    return search_results(track, a, r, time.perf_counter() - t0)
+
+
+def search_results(track: LatticeTrack | CellPathTrack, a: LatticeAnalysis,
+                   r: SearchResult, spent: float, method: str = SEARCH) -> list[CheckResult]:
+    """The results of a profile's independent search `r` (its `SearchResult`: the lattice
+    search's, or the cell-path search's of the same shape) against the analysis: timeouts
+    when it did not finish, else reachability and, where both reach, every figure
+    (`search_figures`), each result naming `method` (the search that ran)."""
     b = a.bfs
-    spent = time.perf_counter() - t0
     work = f"{r.states:,} states"
 
     def res(figure: str, ours: object, theirs: object, equal: bool, reason: str
             ) -> CheckResult:
-        return CheckResult(figure, ours, SEARCH, theirs,  # type: ignore[arg-type]
+        return CheckResult(figure, ours, method, theirs,  # type: ignore[arg-type]
                            Verdict.AGREE if equal else Verdict.DISAGREE, reason, spent, work=work)
 
     if not r.complete:
-        return [CheckResult(f, None, SEARCH, None, Verdict.TIMEOUT, r.reason, spent, work=work)
+        return [CheckResult(f, None, method, None, Verdict.TIMEOUT, r.reason, spent, work=work)
                 for f in ("reachable", "m_star", "optimal_count")]
     out = [res("reachable", b.reachable, r.reachable, b.reachable == r.reachable, r.reason)]
     if not r.reachable or not b.reachable:
         return out
-    out += search_figures(track, a, b, r, res)
-    return out
+    return out + search_figures(track, a, b, r, res)
 
 
 def search_figures(track: LatticeTrack, a: LatticeAnalysis, b: BfsResult, r: SearchResult, res
@@ -232,7 +258,10 @@ def search_figures(track: LatticeTrack, a: LatticeAnalysis, b: BfsResult, r: Sea
             "the starts that finish in m* moves, each with its count"),
     ]
     for name, ext, mine in (("green", a.green, r.shortest), ("blue", a.blue, r.longest)):
-        if ext is None or mine is None:
+        if ext is None or mine is None:  # both reach: each side must have the extreme
+            out += [res(f"{name}_{part}", None if ext is None else "present",
+                        None if mine is None else "present", False,
+                        f"only one side found a {name} trajectory") for part in ("length", "ties")]
             continue
         ours_text = str(ext.length)
         theirs_text = str(RadicalSum.from_terms(mine[0].items()))

@@ -36,7 +36,6 @@ from pathlib import Path
 from racecert.certification.certificate import Certificate, certify, step_count
 from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET, MethodKind
 from racecert.certification.lattice_certificate import CHECKS_BY_PROFILE, certify_lattice
-from racecert.certification.lattice_checks import LatticeLimits
 from racecert.certification.proof_files import (
     CertificateFormatError,
     name_proofs,
@@ -227,7 +226,7 @@ def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None,
             if lattice:
                 return certify_lattice(track, best_start=args.best_start,  # type: ignore
                                        step=display.step,
-                                       limits=LatticeLimits(cpsat_budget=args.cpsat_budget),
+                                       cpsat_budget=args.cpsat_budget,
                                        budget=budget)
             return certify(track, step=display.step, progress=display.bfs, work=display.work,
                            cpsat_budget=args.cpsat_budget, count_limit=args.count_limit,
@@ -312,7 +311,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
         track = load_named_track(args.track)
         if args.best_start and not profile_of(track).multi_start:
-            return print_error("--best-start: a grid track has one car (lattice tracks only)")
+            return print_error("--best-start: a grid track has one car (lattice and cell-path "
+                               "tracks only)")
         if out is None:
             cert = run_certify(track, args, None, limits.budget)
             data = cert.to_json()

@@ -17,6 +17,7 @@ from racecert.cli.output import check_output_file, write_text_atomic
 from racecert.cli.tracks import load_named_track
 from racecert.model.ascii_grid import to_ascii
 from racecert.model.errors import TrackError
+from racecert.model.profiles import profile_of
 from racecert.model.track import Track
 
 FORMATS = ("ascii",)
@@ -37,8 +38,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None
     track = load_named_track(args.track)
     if not isinstance(track, Track):
-        raise TrackError(args.track, "", "cannot be written as an ASCII map: it is a "
-                         "lattice track (the format is a grid of cells)")
+        raise TrackError(args.track, "", "cannot be written as an ASCII map: it is a track "
+                         f"of the {profile_of(track).title} (the format is a grid track's "
+                         "cells and lines)")
     text = to_ascii(track)
     if out is None:
         print(text, end="")

@@ -20,16 +20,17 @@ from racecert.cli.common import format_table, progress_bar
 from racecert.cli.output import write_text_atomic
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import LatticeTrack
-from racecert.model.profiles import profile_of
+from racecert.model.profiles import acceleration_set_name, profile_of
 
 
 def refused_option(args: argparse.Namespace) -> str | None:
     """Why an option of the grid pipeline has no lattice meaning, or None."""
     if args.mode != "exact":
-        return ("--mode editor: lattice tracks have no opening phase; only the exact key "
-                "applies")
+        return ("--mode editor: lattice and cell-path tracks have no opening phase; only "
+                "the exact key applies")
     if args.all_slots:
-        return "--all-slots: a lattice track lists its start positions; use --best-start"
+        return ("--all-slots: a lattice or cell-path track lists its start positions; use "
+                "--best-start")
     return None
 
 
@@ -41,6 +42,7 @@ def human_report(a: LatticeAnalysis) -> str:
     rows = [
         ("track", f"{t.name}  ({profile_of(t).name}, x {lo[0]}..{hi[0]}, y {lo[1]}..{hi[1]}, "
                   f"sha256 {t.sha256[:12]})"),
+        ("accelerations", acceleration_set_name(t)),
         ("starts searched", f"{starts}" + ("  (best start)" if a.best_start else "")),
         ("reachable", "yes" if b.reachable else "no"),
     ]

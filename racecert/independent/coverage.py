@@ -23,6 +23,7 @@ import numpy as np
 
 from racecert.independent.dag import LayeredDag
 from racecert.independent.geometry import touched_cells
+from racecert.independent.unique import distinct_sorted
 from racecert.model.track import Track
 
 _DRIVABLE = ({".", ":", "/"}, {"=", ":", "/"})  # ground, elevated
@@ -64,7 +65,7 @@ def _mark(grid: np.ndarray, px: np.ndarray, py: np.ndarray, dx: np.ndarray,
     cuts = np.r_[0, np.nonzero(np.diff(code))[0] + 1, len(code)]
     for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
         vx, vy = int(dx[order[lo]]), int(dy[order[lo]])
-        y0, x0 = np.divmod(np.unique(y_all[lo:hi] * w + x_all[lo:hi]), w)  # distinct starts
+        y0, x0 = np.divmod(distinct_sorted(y_all[lo:hi] * w + x_all[lo:hi]), w)  # distinct starts
         for ox, oy, *_ in touched(vx, vy):
             cx, cy = x0 + ox, y0 + oy
             if cx.min() < 0 or cy.min() < 0 or cx.max() >= w or cy.max() >= h:

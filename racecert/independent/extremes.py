@@ -30,16 +30,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from racecert.independent.dag import LayeredDag
+from racecert.independent.race_rules import RANKED_ACCELS
 from racecert.independent.radical_forms import (
     RadicalLength,
     Radicands,
     SignStats,
     sign_of_difference,
 )
+from racecert.independent.unique import distinct_sorted
 
 UNIT_ROUNDOFF = 2.0**-53
-ACCELERATION_OF_RANK: tuple[tuple[int, int], ...] = tuple(
-    (ax, ay) for ay in (-1, 0, 1) for ax in (-1, 0, 1))
+ACCELERATION_OF_RANK = RANKED_ACCELS
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ class _Pass:
         ref = np.repeat(multi[first], np.diff(np.r_[np.nonzero(first)[0], len(multi)]))
         same = ((c.col[multi] == c.col[ref]) & (c.k[multi] == c.k[ref])
                 & rows_equal(rows, c.src[multi], c.src[ref]))
-        hard_groups = np.unique(gm[~same])
+        hard_groups = distinct_sorted(gm[~same])
         easy = ~np.isin(gm, hard_groups)
         win = np.concatenate((win, multi[easy]))
         for grp in hard_groups.tolist():

@@ -54,6 +54,8 @@ from racecert.independent.fastgeom_kernel import (
     valid_moves,
     walk_moves,
 )
+from racecert.independent.race_rules import ACCELS
+from racecert.independent.unique import distinct_sorted
 from racecert.model.track import Track
 
 # Reason codes of `FastGeometry.classify` (the order of the checks is the rule order):
@@ -63,8 +65,8 @@ __all__ = ["NOT_ENDABLE", "OFF_GRID", "OFF_TRACK", "OK", "OPENING", "WRONG_WAY",
 REASONS = ("ok", "zero velocity", "opening rule", "leaves the grid", "off-track cell",
            "ends off asphalt", "wrong way over a line")
 
-ACCEL_X = np.array([ax for ax in (-1, 0, 1) for _ay in (-1, 0, 1)], dtype=np.int64)
-ACCEL_Y = np.array([ay for _ax in (-1, 0, 1) for ay in (-1, 0, 1)], dtype=np.int64)
+ACCEL_X = np.array([ax for ax, _ in ACCELS], dtype=np.int64)
+ACCEL_Y = np.array([ay for _, ay in ACCELS], dtype=np.int64)
 """The nine accelerations; acceleration index a is (ACCEL_X[a], ACCEL_Y[a])."""
 
 _OFF, _ASPHALT, _SHOULDER, _RAMP = 0, 1, 2, 3
@@ -258,7 +260,7 @@ class FastGeometry:
         n = len(x)
         if n:  # every displacement a state's nine accelerations can make (not (0, 0))
             side = 2 * int(max(np.abs(vx).max(), np.abs(vy).max())) + 5
-            base = np.unique((vx + side // 2) * side + (vy + side // 2))
+            base = distinct_sorted((vx + side // 2) * side + (vy + side // 2))
             cand = (base[:, None] + (ACCEL_X * side + ACCEL_Y)[None, :]).ravel()
             dvx, dvy = np.divmod(cand, side)
             dvx, dvy = dvx - side // 2, dvy - side // 2
@@ -287,7 +289,7 @@ class FastGeometry:
                 self._slot[(dx + self._span) * side + dy + self._span] = s
         side = 2 * self._span + 1
         codes = (vx + self._span) * side + (vy + self._span)
-        missing = np.unique(codes[self._slot[codes] < 0])
+        missing = distinct_sorted(codes[self._slot[codes] < 0])
         if not len(missing):
             return
         for c in missing.tolist():

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from racecert.independent.unique import distinct_sorted
 from racecert.model.track import Line, Track
 
 STEPS: tuple[tuple[int, int], ...] = tuple(
@@ -189,7 +190,7 @@ class _Flood:
                     ok, landed, x1, y1, s, f = self.steps(x0, y0, lay, dx, dy)
                     go = ok & f
                     found.append(self.node_id(x1[go], y1[go], landed[go], s[go].astype(int)))
-        return np.unique(np.concatenate(found)).astype(np.int64)
+        return distinct_sorted(np.concatenate(found)).astype(np.int64)
 
     def expand(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(successor node ids, mask of `ids` with a further arrival: a legal finish
@@ -223,7 +224,7 @@ def finish_flood(track: Track) -> FloodVerdict:
             x, y, layer, _ = fl.decode(wave[arrives][:1])
             witness = (int(x[0]), int(y[0]), int(layer[0]))
             break
-        found = np.unique(succ)
+        found = distinct_sorted(succ)
         wave = found[~seen[found]]
         seen[wave] = True
     reached = int(seen.sum())

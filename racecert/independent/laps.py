@@ -45,6 +45,7 @@ from racecert.independent.search import (
     StateKey,
     explore,
 )
+from racecert.independent.unique import distinct_sorted
 from racecert.model.track import Track
 
 FirstStatus = Literal["arrived", "none", "budget"]
@@ -84,7 +85,7 @@ class Continuations:
                                  for a in (x, y, vx, vy, layer, progress, phase)))
         known, _ = self._lookup(keys)
         if not known.all():
-            self._settle(np.unique(keys[~known]))
+            self._settle(distinct_sorted(keys[~known]))
         return self._lookup(keys)[1]
 
     def _lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,7 +129,7 @@ class Continuations:
             succ, src = succ[~settled], src[~settled]
             edge_src.append(src)
             edge_dst.append(succ)
-            fresh = np.unique(succ)
+            fresh = distinct_sorted(succ)
             pos = np.searchsorted(seen, fresh)
             inside = pos < len(seen)
             old = np.zeros(len(fresh), dtype=bool)
@@ -144,7 +145,7 @@ class Continuations:
             if self.progress is not None:
                 self.progress(waves, len(self._keys) + len(seen))
         good = np.zeros(len(seen), dtype=bool)
-        good[np.searchsorted(seen, np.unique(np.concatenate(seeds)))] = True
+        good[np.searchsorted(seen, distinct_sorted(np.concatenate(seeds)))] = True
         src_id = np.searchsorted(seen, np.concatenate(edge_src))
         dst_id = np.searchsorted(seen, np.concatenate(edge_dst))
         good = reaches_good(good, src_id, dst_id)
@@ -172,7 +173,7 @@ def reaches_good(good: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarr
         if total == 0:
             break
         offset = np.arange(total) - np.repeat(np.cumsum(width) - width, width)
-        found = np.unique(preds[np.repeat(lo, width) + offset])
+        found = distinct_sorted(preds[np.repeat(lo, width) + offset])
         wave = found[~good[found]]
         good[wave] = True
     return good

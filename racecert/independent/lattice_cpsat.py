@@ -8,10 +8,13 @@ any search: it is a superset of the moves of every trajectory of at most vmax mo
 from rest (the speed grows by at most 1 per move).
 
 The model: positions (x_t, y_t) for t = 0..T; (x_0, y_0) one of the starts; each move
-t -> t+1 a table row (AddAllowedAssignments); |x_{t+1} - 2 x_t + x_{t-1}| <= 1 (and y)
-with x_{-1} = x_0 (at rest); for laps, the net count n_{t+1} = n_t + code_t. Move t
-finishes when code_t = 1 (plain, directed) or when code_t = 1 and n_t = laps - 1
-(laps: the count grows by at most 1 per move, so that is its first reaching `laps`).
+t -> t+1 a table row (AddAllowedAssignments); the acceleration (a_x, a_y) =
+(x_{t+1} - 2 x_t + x_{t-1}, the same in y) with x_{-1} = x_0 (at rest) in the track's
+set (`race_rules.lattice_accels`): |a_x| <= 1 and |a_y| <= 1 (Moore), and for the von
+Neumann set also |a_x| + |a_y| <= 1 (four linear inequalities); for laps, the net
+count n_{t+1} = n_t + code_t. Move t finishes when code_t = 1 (plain, directed) or
+when code_t = 1 and n_t = laps - 1 (laps: the count grows by at most 1 per move, so
+that is its first reaching `laps`).
 ``exact``: no move before T finishes and move T does; ``within``: some move up to T
 finishes, after which the car stays put on stay rows (the done flag frees it from
 the kinematics).
@@ -29,6 +32,7 @@ from ortools.sat.python import cp_model
 
 from racecert.independent.interrupt import cpsat_solve
 from racecert.independent.lattice_geometry import LatticeGeometry
+from racecert.independent.race_rules import ACCELS, lattice_accels
 from racecert.model.lattice_track import LatticeTrack, Point
 
 Arrival = Literal["exact", "within"]
@@ -96,12 +100,26 @@ def _is(md: cp_model.CpModel, var: cp_model.IntVar, value: int, name: str
     return b
 
 
+def taxicab_only(track: LatticeTrack) -> bool:
+    """Whether the track's acceleration set is the box |a|inf <= 1 cut to |a|1 <= 1 (von
+    Neumann) rather than the whole box (Moore): the two sets the model encodes, checked
+    against the set itself so that another set is an error, not a wrong model."""
+    accels = set(lattice_accels(track.accelerations))
+    box = set(ACCELS)
+    cut = {a for a in box if abs(a[0]) + abs(a[1]) <= 1}
+    if accels not in (box, cut):
+        raise ValueError(f"the CP-SAT model encodes the Moore and von Neumann sets only, "
+                         f"not {sorted(accels)}")
+    return accels == cut
+
+
 def build_model(track: LatticeTrack, table: LatticeTable, horizon: int,
                 starts: Sequence[Point], arrival: Arrival
                 ) -> tuple[cp_model.CpModel, list[cp_model.IntVar], list[cp_model.IntVar],
                            list[cp_model.IntVar]]:
     """The model of the module docstring; returns (model, xs, ys, done flags)."""
     T, fin = horizon, track.finish
+    taxicab = taxicab_only(track)
     md = cp_model.CpModel()
     xs = [md.NewIntVar(0, track.width - 1, f"x{t}") for t in range(T + 1)]
     ys = [md.NewIntVar(0, track.height - 1, f"y{t}") for t in range(T + 1)]
@@ -121,10 +139,15 @@ def build_model(track: LatticeTrack, table: LatticeTable, horizon: int,
             cols.append(done[t])
             real = [done[t].Not()]
         md.AddAllowedAssignments(cols, rows)
+        acc = []
         for pos in (xs, ys):
             prev = pos[t - 1] if t > 0 else pos[0]
-            md.Add(pos[t + 1] - 2 * pos[t] + prev <= 1).OnlyEnforceIf(real)
-            md.Add(pos[t + 1] - 2 * pos[t] + prev >= -1).OnlyEnforceIf(real)
+            acc.append(pos[t + 1] - 2 * pos[t] + prev)
+            md.Add(acc[-1] <= 1).OnlyEnforceIf(real)
+            md.Add(acc[-1] >= -1).OnlyEnforceIf(real)
+        if taxicab:
+            for sx, sy in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+                md.Add(sx * acc[0] + sy * acc[1] <= 1).OnlyEnforceIf(real)
         fwd = _is(md, code, 1, f"f{t}")
         if fin.laps is None:
             a = fwd

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from racecert.independent.race_rules import lattice_accels
 from racecert.model.lattice_track import LatticeTrack, Point
 
 PLAIN_TOUCH = 1
@@ -113,15 +114,18 @@ class LatticeGeometry:
         return 1 if self.ahead(q) else -1
 
     def replay(self, positions: list[Point]) -> tuple[bool, str, int | None]:
-        """Check a trajectory from rest: every move valid with |a| <= 1, and where it first
-        finishes. Returns (ok, why, moves to the first arrival or None)."""
+        """Check a trajectory from rest: every move valid with its acceleration in the
+        track's set (`race_rules.lattice_accels`), and where it first finishes. Returns
+        (ok, why, moves to the first arrival or None)."""
         f = self.track.finish
+        accels = lattice_accels(self.track.accelerations)
         net, vx, vy = 0, 0, 0
         for i in range(1, len(positions)):
             p, q = positions[i - 1], positions[i]
             nvx, nvy = q[0] - p[0], q[1] - p[1]
-            if abs(nvx - vx) > 1 or abs(nvy - vy) > 1:
-                return False, f"move {i} accelerates by more than 1", None
+            if (nvx - vx, nvy - vy) not in accels:
+                return False, (f"move {i} accelerates by {(nvx - vx, nvy - vy)}, not in the "
+                               f"{self.track.accelerations} set"), None
             ok, why = self.move(p, q)
             if not ok:
                 return False, f"move {i} {why}", None

@@ -1,8 +1,9 @@
 """An independent count for lattice tracks: m*, the exact counts per start, the finals.
 
 A layered forward search written apart from the oracle's `layered_bfs`: it uses the
-independent geometry (`LatticeGeometry.valid_moves`, `finish_codes`), its own state
-keys (deduplicated with `np.unique` and `np.isin`, not by packed sorting), and counts
+independent geometry (`LatticeGeometry.valid_moves`, `finish_codes`), the track's
+acceleration set as the independent side states it (`race_rules.lattice_accels`), its
+own state keys (deduplicated with `np.unique` and `np.isin`, not by packed sorting), and counts
 with Python integers in object arrays, one column per start, so every count is exact
 without residues. Layer t holds the states first reached after t moves from any of
 the starts; the first layer with a finishing move fixes m*.
@@ -26,12 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from racecert.independent.lattice_geometry import LatticeGeometry
-from racecert.independent.sqrt_sums import Sum, add, approx, compare, length
+from racecert.independent.race_rules import lattice_accels
+from racecert.independent.radical_forms import Sum, add, approx, compare, length
 from racecert.model.lattice_track import LatticeTrack, Point
 
 NET_RANGE = 128
-_AX = np.array([-1, -1, -1, 0, 0, 0, 1, 1, 1], dtype=np.int64)
-_AY = np.array([-1, 0, 1, -1, 0, 1, -1, 0, 1], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,9 @@ def count_trajectories(track: LatticeTrack, starts: Sequence[Point], *,
     geo = LatticeGeometry(track)
     fin = track.finish
     keys = _Keys(track)
+    accels = lattice_accels(track.accelerations)  # the track's set, read from its data
+    ax = np.array([a[0] for a in accels], dtype=np.int64)
+    ay = np.array([a[1] for a in accels], dtype=np.int64)
     starts = tuple(dict.fromkeys(starts))
     n_src = len(starts)
     x = np.array([p[0] for p in starts], dtype=np.int64)
@@ -133,9 +136,9 @@ def count_trajectories(track: LatticeTrack, starts: Sequence[Point], *,
                             finals or {}, total, time.perf_counter() - t0)
 
     while len(x):
-        nvx = (vx[:, None] + _AX).ravel()
-        nvy = (vy[:, None] + _AY).ravel()
-        src = np.repeat(np.arange(len(x)), 9)
+        nvx = (vx[:, None] + ax).ravel()
+        nvy = (vy[:, None] + ay).ravel()
+        src = np.repeat(np.arange(len(x)), len(accels))
         px, py = x[src], y[src]
         qx, qy = px + nvx, py + nvy
         ok = np.flatnonzero(geo.valid_moves(px, py, qx, qy))

@@ -42,6 +42,7 @@ from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.fastgeom import touched_cells
 from racecert.independent.geometry import HALF, Geometry
 from racecert.independent.race_rules import ACCELS, COLUMNS, initial_state
+from racecert.independent.unique import distinct_sorted
 from racecert.model.track import Line, Track
 
 _OFF, _RAMP = 0, 3
@@ -79,7 +80,7 @@ def _line_hits(line: Line, xs: np.ndarray, ys: np.ndarray, vx: int, vy: int,
     if vf == 0 or len(xs) == 0:
         return hit, cell, []
     ts: list[Fraction | None] = []
-    for f in np.unique(fixed).tolist():
+    for f in distinct_sorted(fixed).tolist():
         t = (line.k + HALF - f) / vf
         if not 0 <= t <= 1:
             continue
@@ -234,7 +235,7 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
         return (((lay * h + y) * w + x) * span + vx + span // 2) * span + vy + span // 2
 
     frontier = np.unique(np.asarray(starts, dtype=np.int64).reshape(-1, 5), axis=0)
-    seen = np.unique(key(frontier))  # sorted state keys
+    seen = distinct_sorted(key(frontier))  # sorted state keys
     expanded = np.zeros(0, dtype=np.int64)  # sorted keys of the moves already generated
     out: list[np.ndarray] = []
     acc = np.array(ACCELS, dtype=np.int64)
@@ -250,7 +251,7 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
         ok = ((dx != 0) | (dy != 0)) & (x + dx >= 0) & (x + dx < w) & (y + dy >= 0) \
             & (y + dy < h)
         mk = ((((lay * span + dx + span // 2) * span + dy + span // 2) * h + y) * w + x)[ok]
-        mk = np.unique(mk)
+        mk = distinct_sorted(mk)
         mk = mk[~np.isin(mk, expanded, assume_unique=True)]
         if not len(mk):
             break

@@ -6,7 +6,9 @@ progress / arrival bookkeeping takes it from here: the second geometry
 (`table_successors`, used by the reachability-cut CNF), the cell
 relaxation and the one-hot CNF (`onehot`), and the CP-SAT model (`cpsat`), which reads the
 speed cap and the straight axis per move from `OpeningRule` and its arrival
-constraint from `TRANSITIONS`. None of it comes from racecert.model.rules.
+constraint from `TRANSITIONS`. None of it comes from racecert.model.rules. The lattice
+profile's acceleration sets (`LATTICE_ACCELS`, docs/rules.md §9) are stated here too, for
+the independent lattice search, its CP-SAT model and its replay.
 
 The opening rule (§6): during moves 1..K (counted from the very first move) the
 new velocity v' obeys |v'|inf <= max_speed, and with `straight` it has no
@@ -68,7 +70,41 @@ class RowTable(Protocol):
 
 
 ACCELS: tuple[tuple[int, int], ...] = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
-"""The nine accelerations, ax major."""
+"""The nine accelerations, ax major: the one list of this side (every search, table and
+model here iterates it, or `RANKED_ACCELS` where the order is a tie-break)."""
+
+
+
+def box_accels(reach: int) -> tuple[tuple[int, int], ...]:
+    """{-reach..reach}^2 in the representatives' tie-break order (ay, then ax, ascending):
+    the cell-path profile's set for its `max_acceleration`.
+
+    >>> box_accels(1) == tuple(sorted(ACCELS, key=lambda a: (a[1], a[0]))), len(box_accels(2))
+    (True, 25)
+    """
+    r = range(-reach, reach + 1)
+    return tuple((ax, ay) for ay in r for ax in r)
+
+
+RANKED_ACCELS = box_accels(1)
+"""The nine in the representatives' tie-break order: ay, then ax, ascending."""
+
+LATTICE_ACCELS: dict[str, tuple[tuple[int, int], ...]] = {
+    "moore": ACCELS,
+    "von-neumann": tuple(a for a in ACCELS if abs(a[0]) + abs(a[1]) <= 1),
+}
+"""The acceleration sets a lattice track may name (docs/rules.md §9, its
+``accelerations`` key), each ax major: all nine, or the five of taxicab length at most 1
+(stand, or change one component of the velocity by 1)."""
+
+
+def lattice_accels(name: str) -> tuple[tuple[int, int], ...]:
+    """The accelerations of the lattice set called `name` (a `LatticeTrack`'s
+    ``accelerations``); any other name is a `ValueError` naming the known ones."""
+    if name not in LATTICE_ACCELS:
+        raise ValueError(f"unknown lattice acceleration set {name!r}; the independent side "
+                         f"knows {', '.join(LATTICE_ACCELS)}")
+    return LATTICE_ACCELS[name]
 
 
 def row_velocity(row: Row) -> tuple[int, int]:

@@ -19,8 +19,13 @@ sign decision on their difference δ ≠ 0:
    to 0), then `is_positive` / `is_negative`, then evaluation with guaranteed
    accuracy (`evalf(strict=True)`) at growing precision.
 
-This module shares no code with `racecert.model.radicals` (the analysis's
-arithmetic): it is the independent side's judge.
+The same sums travel one at a time as dicts {d: c} (`Sum`: `length`, `add`,
+`compare`, `approx`, `text`), as the independent searches of the lattice and
+cell-path profiles carry them; their comparisons go through the same `sign_of`.
+`enclose` brackets a sum between two rationals by integer square roots (the
+score's separation when it is irrational). This is the independent side's one
+radical library: it shares no code with `racecert.model.radicals` (the
+analysis's arithmetic), it is the independent side's judge.
 
 >>> r = Radicands()
 >>> r.split(8), r.split(9), r.split(2)
@@ -31,8 +36,10 @@ arithmetic): it is the independent side's judge.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from functools import cached_property
+from fractions import Fraction
+from functools import cache, cached_property
 
 import numpy as np
 import sympy
@@ -284,3 +291,74 @@ class RadicalLength:
             else:
                 parts.append(f" - {body}" if c < 0 else f" + {body}")
         return "".join(parts)
+
+
+# -- one sum at a time ------------------------------------------------------------------
+
+Sum = dict[int, int]
+"""Σ c sqrt(d) as {squarefree d: nonzero c} (d = 1 is the integer part)."""
+Terms = tuple[tuple[int, int], ...]
+
+
+@cache
+def length(dx: int, dy: int) -> Terms:
+    """sqrt(dx² + dy²) as ((d, c),) with d squarefree (empty for a zero move).
+
+    >>> length(3, 4), length(2, 2), length(0, 0)
+    (((1, 5),), ((2, 2),), ())
+    """
+    n = dx * dx + dy * dy
+    if n == 0:
+        return ()
+    k, d = squarefree_split(n)
+    return ((d, k),)
+
+
+def add(a: Sum | Terms, b: Sum | Terms) -> Sum:
+    """a + b (either a dict or (d, c) pairs), zero coefficients dropped.
+
+    >>> a = add(length(3, 4), length(1, 1))   # 5 + sqrt(2)
+    >>> text(a), compare(a, add(length(2, 2), length(2, 2)))  # vs 4 sqrt(2) = 5.66
+    ('5 + sqrt(2)', 1)
+    """
+    out = dict(a.items() if isinstance(a, dict) else a)
+    for d, c in (b.items() if isinstance(b, dict) else b):
+        v = out.get(d, 0) + c
+        if v:
+            out[d] = v
+        else:
+            out.pop(d, None)
+    return out
+
+
+def compare(a: Sum, b: Sum) -> int:
+    """The sign of a - b, exactly (`sign_of`: 0 only for equal sums)."""
+    return sign_of(add(a, {d: -c for d, c in b.items()}))
+
+
+def approx(a: Sum) -> float:
+    """A float near a (for ordering candidates before the exact comparison)."""
+    return sum(c * math.sqrt(d) for d, c in a.items())
+
+
+def text(a: Sum) -> str:
+    """The project's text form ('5 + 3*sqrt(2)'; `RadicalLength`'s)."""
+    return str(RadicalLength(tuple(sorted(a.items()))))
+
+
+def enclose(terms: Sum, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= Σ c sqrt(d) <= hi, each term within 2^-bits (integer square roots).
+
+    >>> lo, hi = enclose({2: 1}, 10)
+    >>> float(lo) <= 2 ** 0.5 <= float(hi), hi - lo <= Fraction(1, 1024)
+    (True, True)
+    """
+    lo = hi = 0
+    for d, c in terms.items():
+        r = math.isqrt(c * c * d << (2 * bits))  # floor(|c| sqrt(d) 2^bits)
+        exact = r * r == c * c * d << (2 * bits)
+        if c >= 0:
+            lo, hi = lo + r, hi + r + (0 if exact else 1)
+        else:
+            lo, hi = lo - r - (0 if exact else 1), hi - r
+    return Fraction(lo, 1 << bits), Fraction(hi, 1 << bits)

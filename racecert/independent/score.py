@@ -25,11 +25,10 @@ euclid_sep, and an irrational score is never exactly on a half cent).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from racecert.independent.radical_forms import RadicalLength, sign_of
+from racecert.independent.radical_forms import RadicalLength, enclose, sign_of
 
 WEIGHTS = (("coverage", 25), ("expert_advantage", 25), ("diversity", 20), ("continuity", 30))
 CAP = Fraction(19)
@@ -75,19 +74,6 @@ def band_of(total: Fraction) -> str:
     return "excellent"
 
 
-def _enclose(terms: dict[int, int], bits: int) -> tuple[Fraction, Fraction]:
-    """Rationals lo <= Σ c sqrt(d) <= hi, each term within 2^-bits (integer square roots)."""
-    lo = hi = 0
-    for d, c in terms.items():
-        r = math.isqrt(c * c * d << (2 * bits))  # floor(|c| sqrt(d) 2^bits)
-        exact = r * r == c * c * d << (2 * bits)
-        if c >= 0:
-            lo, hi = lo + r, hi + r + (0 if exact else 1)
-        else:
-            lo, hi = lo - r - (0 if exact else 1), hi - r
-    return Fraction(lo, 1 << bits), Fraction(hi, 1 << bits)
-
-
 def euclid_separation(green: RadicalLength, blue: RadicalLength,
                       bits: int = START_BITS) -> EuclidSeparation:
     """min(1, (blue - green) / (green / 10)), exactly when rational, else enclosed."""
@@ -108,8 +94,8 @@ def euclid_separation(green: RadicalLength, blue: RadicalLength,
         if len(ratios) == 1:
             q = 10 * ratios.pop()
             return EuclidSeparation(q, q, True)
-    n_lo, n_hi = _enclose(diff, bits)
-    g_lo, g_hi = _enclose(g, bits)
+    n_lo, n_hi = enclose(diff, bits)
+    g_lo, g_hi = enclose(g, bits)
     lo = max(Fraction(0), 10 * n_lo / g_hi)
     hi = min(Fraction(1), 10 * n_hi / g_lo)
     return EuclidSeparation(lo, hi, False)

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from racecert.independent.geometry import Geometry, VState
+from racecert.independent.race_rules import ACCELS
 from racecert.model.track import Track
 
 # Accelerations in batch order: row 9·i + a has acceleration ACCELS[a].
-ACCELS: tuple[tuple[int, int], ...] = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))
 VALID = 0
 INVALID = 1
 

@@ -30,6 +30,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from racecert.independent.race_rules import ACCELS
+
 Row = tuple[int, ...]
 KState = tuple[int, int, int, int, int]  # (x, y, vx, vy, layer)
 
@@ -87,16 +89,15 @@ class _Graph:
         """(state index, row index) of every row usable from the given states, state by
         state in input order, rows in table order within a state."""
         states, found = [], []
-        for ax in (-1, 0, 1):
-            for ay in (-1, 0, 1):
-                k = self._key(x, y, vx + ax, vy + ay, lay)
-                lo = np.searchsorted(self.move_keys, k, side="left")
-                hi = np.searchsorted(self.move_keys, k, side="right")
-                count = hi - lo
-                idx = np.repeat(np.arange(len(k)), count)
-                offs = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-                states.append(idx)
-                found.append(self.row_order[np.repeat(lo, count) + offs])
+        for ax, ay in ACCELS:
+            k = self._key(x, y, vx + ax, vy + ay, lay)
+            lo = np.searchsorted(self.move_keys, k, side="left")
+            hi = np.searchsorted(self.move_keys, k, side="right")
+            count = hi - lo
+            idx = np.repeat(np.arange(len(k)), count)
+            offs = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+            states.append(idx)
+            found.append(self.row_order[np.repeat(lo, count) + offs])
         s, r = np.concatenate(states), np.concatenate(found)
         order = np.lexsort((r, s))
         return s[order], r[order]

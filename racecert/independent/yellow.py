@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from racecert.independent.race_rules import RANKED_ACCELS
 from racecert.independent.radical_forms import (
     RadicalLength,
     Radicands,
@@ -51,12 +52,12 @@ from racecert.independent.radical_forms import (
     sign_of_difference,
 )
 from racecert.independent.successors import Classify
+from racecert.independent.unique import distinct_sorted
 from racecert.model.track import Track
 
 UNIT_ROUNDOFF = 2.0**-53
 DEFAULT_MAX_STATES = 20_000_000
-ACCELERATION_OF_RANK: tuple[tuple[int, int], ...] = tuple(
-    (ax, ay) for ay in (-1, 0, 1) for ax in (-1, 0, 1))
+ACCELERATION_OF_RANK = RANKED_ACCELS
 
 
 class SearchBudget(RuntimeError):
@@ -275,7 +276,7 @@ class _Search:
         live = ~st.settled[cand.dst]
         cand = cand.take(live)
         self._relax(cand)
-        return np.unique(cand.dst)
+        return distinct_sorted(cand.dst)
 
     # -- labels -------------------------------------------------------------------
 
@@ -331,7 +332,7 @@ class _Search:
         ref = np.repeat(order[head], np.diff(np.r_[np.nonzero(head)[0], len(order)]))
         same = np.empty(len(order), dtype=bool)
         same[order] = np.all(rows[order] == rows[ref], axis=1)
-        mixed = np.unique(group[~same])
+        mixed = distinct_sorted(group[~same])
         easy = ~np.isin(group, mixed)
         slot = np.unique(group, return_inverse=True)[1].reshape(-1)
         fewest = np.full(slot.max() + 1, np.iinfo(np.int64).max)

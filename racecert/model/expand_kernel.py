@@ -33,18 +33,18 @@ L_AXIS, L_K, L_LO, L_HI, L_SIGN, L_LAYER = range(6)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _cross(line, px, py, vx, vy):
-    """(0: no crossing, 1: crossing) and t = num / den (den > 0) of a move and a line."""
-    if line[L_AXIS] == 0:
+def _cross(axis, k, lo_, hi_, px, py, vx, vy):
+    """(0: no crossing, 1: crossing) and t = num / den (den > 0) of a move and a line
+    (its `L_AXIS`, `L_K`, `L_LO` and `L_HI`, as scalars: no array view per move)."""
+    if axis == 0:
         pf, vf, ps, vs = px, vx, py, vy
     else:
         pf, vf, ps, vs = py, vy, px, vx
-    k = line[L_K]
     if vf == 0 or (pf <= k) == (pf + vf <= k):
         return 0, 0, 1
     num = 2 * k + 1 - 2 * pf
     lhs = 2 * ps * vf + vs * num  # the doubled other coordinate at t, times vf
-    lo, hi = 2 * line[L_LO] - 1, 2 * line[L_HI] + 1
+    lo, hi = 2 * lo_ - 1, 2 * hi_ + 1
     if vf > 0:
         inside = lhs >= lo * vf and lhs <= hi * vf
     else:
@@ -74,12 +74,27 @@ def expand_moves(bx, by, bvx, bvy, blayer, bprog, bphase,  # the batch
     rvx, rvy = 2 * w - 1, 2 * h - 1
     n_s = 0
     n_a = 0
+    # the lines' parameters as scalars (an array view per move would cost a reference count)
+    s_axis, s_k, s_lo, s_hi = lines[0, L_AXIS], lines[0, L_K], lines[0, L_LO], lines[0, L_HI]
+    s_sign, s_layer = lines[0, L_SIGN], lines[0, L_LAYER]
+    f_axis, f_k, f_lo, f_hi = lines[1, L_AXIS], lines[1, L_K], lines[1, L_LO], lines[1, L_HI]
+    f_sign, f_layer = lines[1, L_SIGN], lines[1, L_LAYER]
+    reach = 0
+    for a in range(len(acc_x)):
+        reach = max(reach, abs(acc_x[a]), abs(acc_y[a]))
     for i in range(len(bx)):
         px, py, lay0 = np.int64(bx[i]), np.int64(by[i]), np.int64(blayer[i])
         clear = clearance[lay0 * hw + py * w + px]
         phase = bphase[i]
         opening = op_moves > 0 and phase < op_moves
         nphase = min(phase + 1, phase_limit)
+        # a move crosses a line only if the line lies within the state's speed along its
+        # axis plus the largest acceleration; most states are far from both lines, and
+        # skip the test
+        s_near = abs(s_k - (px if s_axis == 0 else py)) <= abs(
+            np.int64(bvx[i] if s_axis == 0 else bvy[i])) + reach
+        f_near = abs(f_k - (px if f_axis == 0 else py)) <= abs(
+            np.int64(bvx[i] if f_axis == 0 else bvy[i])) + reach
         for a in range(len(acc_x)):
             vx = np.int64(bvx[i]) + acc_x[a]
             vy = np.int64(bvy[i]) + acc_y[a]
@@ -147,33 +162,37 @@ def expand_moves(bx, by, bvx, bvy, blayer, bprog, bphase,  # the batch
                             ok = False
                             break
                     prev_ramp = ramp[cell]
-                    for j in range(2):
-                        ln = lines[j]
-                        kk = ln[L_K]
-                        if ln[L_AXIS] == 0:
-                            hit = (ox <= kk) != (cx <= kk)
-                        else:
-                            hit = (oy <= kk) != (cy <= kk)
-                        if hit:
-                            if j == 0:
-                                at0 = layer
-                            else:
-                                at1 = layer
+                    if s_axis == 0:
+                        hit = (ox <= s_k) != (cx <= s_k)
+                    else:
+                        hit = (oy <= s_k) != (cy <= s_k)
+                    if hit:
+                        at0 = layer
+                    if f_axis == 0:
+                        hit = (ox <= f_k) != (cx <= f_k)
+                    else:
+                        hit = (oy <= f_k) != (cy <= f_k)
+                    if hit:
+                        at1 = layer
                 if not ok:
                     continue
             elif qx < 0 or qx >= w or qy < 0 or qy >= h:
                 continue
             if not endable[layer * hw + qy * w + qx]:
                 continue
-            s_hit, s_num, s_den = _cross(lines[0], px, py, vx, vy)
-            f_hit, f_num, f_den = _cross(lines[1], px, py, vx, vy)
-            if s_hit and at0 != lines[0][L_LAYER]:
+            s_hit, s_num, s_den = 0, 0, 1
+            f_hit, f_num, f_den = 0, 0, 1
+            if s_near:
+                s_hit, s_num, s_den = _cross(s_axis, s_k, s_lo, s_hi, px, py, vx, vy)
+            if f_near:
+                f_hit, f_num, f_den = _cross(f_axis, f_k, f_lo, f_hi, px, py, vx, vy)
+            if s_hit and at0 != s_layer:
                 s_hit = 0  # passes over or under the start line on another layer
-            if f_hit and at1 != lines[1][L_LAYER]:
+            if f_hit and at1 != f_layer:
                 f_hit = 0
-            vs = vx if lines[0][L_AXIS] == 0 else vy
-            vf = vx if lines[1][L_AXIS] == 0 else vy
-            if (s_hit and vs * lines[0][L_SIGN] < 0) or (f_hit and vf * lines[1][L_SIGN] < 0):
+            vs = vx if s_axis == 0 else vy
+            vf = vx if f_axis == 0 else vy
+            if (s_hit and vs * s_sign < 0) or (f_hit and vf * f_sign < 0):
                 continue  # a line crossed the wrong way
             prog = bprog[i]
             arrives = False

@@ -3,9 +3,10 @@
 `racecert.model.parse.parse_track` hands every document with a top-level ``rules``
 key to `parse_with_rules`. Errors are `TrackError`s of one line naming the file, the
 line, the key (``[finish].direction``, ``[[walls]] 3 .points``) and what is wrong;
-unknown keys are errors, as in grid files. Coordinates in the file are anything
-within the limits; the track stores them shifted so that the bounds start at (0, 0)
-(`LatticeTrack.origin` keeps the shift).
+unknown keys are errors, as in grid files. Coordinates in the file are anything within
+the limits; the track stores them shifted so that the bounds start at (0, 0)
+(`LatticeTrack.origin` keeps the shift). The top-level ``accelerations`` key names the
+acceleration set (`ACCELERATION_SETS`: ``"moore"`` by default, or ``"von-neumann"``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from racecert.model.errors import TrackError
 from racecert.model.lattice_geometry import enters_disc, orient, touches
 from racecert.model.lattice_track import (
+    ACCELERATION_SETS,
     MAX_COORD,
     MAX_SIDE,
     Circle,
@@ -24,7 +26,8 @@ from racecert.model.lattice_track import (
     Point,
 )
 
-_TOP_KEYS = {"rules", "name", "description", "bounds", "walls", "circles", "start", "finish"}
+_TOP_KEYS = {"rules", "name", "description", "accelerations", "bounds", "walls", "circles",
+             "start", "finish"}
 _BOUNDS_KEYS = {"x", "y"}
 _WALL_KEYS = {"points"}
 _CIRCLE_KEYS = {"center", "radius"}
@@ -137,11 +140,12 @@ class _Reader:
 
 
 def parse_with_rules(doc: dict[str, Any], text: str, path: str, sha: str) -> LatticeTrack:
-    """A track file with a ``rules`` key: today only ``rules = "lattice"``."""
+    """A track file with a ``rules`` key other than "cell-path" (read by
+    `racecert.model.cellpath.parse`): only ``rules = "lattice"`` is one."""
     w = _Where(path, text)
     if doc.get("rules") != "lattice":
-        raise w.error(None, "rules", "must be \"lattice\" (leave the key out for a grid "
-                      f"track), got {doc.get('rules')!r}")
+        raise w.error(None, "rules", "must be \"lattice\" or \"cell-path\" (leave the key "
+                      f"out for a grid track), got {doc.get('rules')!r}")
     return _build(doc, _Reader(w), sha, path)
 
 
@@ -171,6 +175,7 @@ def _build(doc: dict[str, Any], r: _Reader, sha: str, path: str) -> LatticeTrack
     description = doc.get("description", "")
     if not isinstance(description, str):
         raise r.w.error(None, "description", "must be a string")
+    accelerations = _accelerations(r, doc)
     origin, width, height = _bounds(r, doc)
 
     def local(p: Point) -> Point:
@@ -196,10 +201,20 @@ def _build(doc: dict[str, Any], r: _Reader, sha: str, path: str) -> LatticeTrack
     finish = _finish(r, doc, local)
     track = LatticeTrack(name=name, width=width, height=height, origin=origin,
                          polylines=tuple(polylines), circles=tuple(circles),
-                         starts=tuple(starts), finish=finish, description=description,
-                         sha256=sha, path=path)
+                         starts=tuple(starts), finish=finish, accelerations=accelerations,
+                         description=description, sha256=sha, path=path)
     _check_starts(r, track)
     return track
+
+
+def _accelerations(r: _Reader, doc: dict[str, Any]) -> str:
+    """The ``accelerations`` key: one of `ACCELERATION_SETS` (default the first)."""
+    v = doc.get("accelerations", ACCELERATION_SETS[0])
+    if v not in ACCELERATION_SETS:
+        default, *others = ACCELERATION_SETS
+        allowed = " or ".join([f'"{default}" (the default)', *(f'"{o}"' for o in others)])
+        raise r.w.error(None, "accelerations", f"must be {allowed}, got {v!r}")
+    return str(v)
 
 
 def _finish(r: _Reader, doc: dict[str, Any], local: Any) -> LatticeFinish:

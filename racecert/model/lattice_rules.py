@@ -1,8 +1,9 @@
 """The lattice rule profile (docs/rules.md, "The lattice profile"), as a `RuleProfile`.
 
 The classic game on lattice points: a car at p with velocity v picks v' = v + a
-(a in {-1, 0, 1}^2, v' = (0, 0) allowed: a car may stand still) and moves to
-q = p + v'. The move is invalid when q lies outside the bounds, when its closed
+(a in the track's acceleration set: {-1, 0, 1}^2, the Moore set, by default, or the von
+Neumann set of the five with a zero component; v' = (0, 0) allowed: a car may stand
+still) and moves to q = p + v'. The move is invalid when q lies outside the bounds, when its closed
 segment pq touches a wall segment (a crossing, a touch at a point or a corner, landing
 on a wall or running along one), or when it comes strictly inside a circle. It
 finishes when pq touches the finish segment (`LatticeFinish`: plain, directed, or
@@ -35,13 +36,27 @@ from racecert.model.lattice_geometry import (
     touches,
     touches_v,
 )
-from racecert.model.lattice_track import LatticeTrack, Point
-from racecert.model.rules import ACCELERATIONS, CarState, Expansion, StateArrays
+from racecert.model.lattice_track import ACCELERATION_SETS, LatticeTrack, Point
+from racecert.model.rules import CarState, Expansion, StateArrays, acceleration_set
 
 LAP_DEFICIT = 4
 """How far below zero the net lap count may go (laps counted as net crossings)."""
-_AX = np.array([a[0] for a in ACCELERATIONS], dtype=np.int64)
-_AY = np.array([a[1] for a in ACCELERATIONS], dtype=np.int64)
+ACCELERATIONS_BY_NAME: dict[str, tuple[tuple[int, int], ...]] = {
+    "moore": acceleration_set(),
+    "von-neumann": acceleration_set(von_neumann=True),
+}
+"""The set each name of `ACCELERATION_SETS` stands for, in `acceleration_set`'s order."""
+assert tuple(ACCELERATIONS_BY_NAME) == ACCELERATION_SETS
+
+
+def track_accelerations(track: LatticeTrack) -> tuple[tuple[int, int], ...]:
+    """The accelerations a move on `track` may use (its ``accelerations`` set); a track
+    built in code with an unknown name is a `ValueError` naming the known ones."""
+    try:
+        return ACCELERATIONS_BY_NAME[track.accelerations]
+    except KeyError:
+        raise ValueError(f"unknown acceleration set {track.accelerations!r} (known: "
+                         f"{', '.join(ACCELERATION_SETS)})") from None
 
 
 @dataclass(frozen=True)
@@ -77,7 +92,11 @@ def finish_crossing(track: LatticeTrack, p: Point, q: Point) -> int:
 
 def lattice_move(track: LatticeTrack, s: CarState, accel: tuple[int, int],
                  deficit: int = LAP_DEFICIT) -> LatticeMove:
-    """Apply `accel` to `s` under the lattice rules (exact scalar reference)."""
+    """Apply `accel` to `s` under the lattice rules (exact scalar reference); an `accel`
+    outside the track's acceleration set is a `ValueError` (no move of the profile)."""
+    if accel not in track_accelerations(track):
+        raise ValueError(f"acceleration {accel} is not in the track's {track.accelerations} "
+                         "set")
     vx, vy = s.vx + accel[0], s.vy + accel[1]
     p, q = (s.x, s.y), (s.x + vx, s.y + vy)
     if not (0 <= q[0] < track.width and 0 <= q[1] < track.height):
@@ -118,8 +137,9 @@ class LatticeRules:
 
     Per candidate move, in order: the bounds; the walls through `WallIndex` (a
     bounding-box filter, then exact orientation tests); the circles; then the finish.
-    Candidates are laid out state-major, acceleration-minor (`ACCELERATIONS`), and
-    arrivals are reported apart, in the same order, as `VectorRaceRules` does.
+    Candidates are laid out state-major, acceleration-minor (`accelerations`: the
+    track's set, `track_accelerations`), and arrivals are reported apart, in the same
+    order, as `VectorRaceRules` does.
     """
 
     def __init__(self, track: LatticeTrack, deficit: int = LAP_DEFICIT) -> None:
@@ -127,7 +147,9 @@ class LatticeRules:
         laps = track.finish.laps
         self.deficit = deficit if laps is not None else 0
         self.phase_limit = self.deficit + laps - 1 if laps is not None else 0
-        self.accelerations = ACCELERATIONS
+        self.accelerations = track_accelerations(track)
+        self._ax = np.array([a[0] for a in self.accelerations], dtype=np.int64)
+        self._ay = np.array([a[1] for a in self.accelerations], dtype=np.int64)
         self.walls = WallIndex(track.segments, track.width, track.height)
         f = track.finish
         self._fin = tuple(np.int64(v) for v in (*f.a, *f.b))
@@ -149,10 +171,11 @@ class LatticeRules:
     def expand(self, batch: StateArrays) -> Expansion:
         """All legal moves from every state of `batch`."""
         t = self.track
-        vx = (batch.vx.astype(np.int64)[:, None] + _AX).ravel()
-        vy = (batch.vy.astype(np.int64)[:, None] + _AY).ravel()
-        px = np.repeat(batch.x.astype(np.int64), 9)
-        py = np.repeat(batch.y.astype(np.int64), 9)
+        n = len(self.accelerations)
+        vx = (batch.vx.astype(np.int64)[:, None] + self._ax).ravel()
+        vy = (batch.vy.astype(np.int64)[:, None] + self._ay).ravel()
+        px = np.repeat(batch.x.astype(np.int64), n)
+        py = np.repeat(batch.y.astype(np.int64), n)
         qx, qy = px + vx, py + vy
         idx = np.flatnonzero((qx >= 0) & (qx < t.width) & (qy >= 0) & (qy < t.height))
         px, py, qx, qy, vx, vy = px[idx], py[idx], qx[idx], qy[idx], vx[idx], vy[idx]
@@ -161,7 +184,7 @@ class LatticeRules:
             bad |= enters_disc_v(px, py, qx, qy, c.center[0], c.center[1], c.radius)
         ok = np.flatnonzero(~bad)
         idx, px, py, qx, qy, vx, vy = (a[ok] for a in (idx, px, py, qx, qy, vx, vy))
-        src_all = idx // 9
+        src_all = idx // n
         phase = batch.phase.astype(np.int64)[src_all]
         arrive, phase = self._finish(px, py, qx, qy, phase)
         keep, arr = np.flatnonzero(~arrive), np.flatnonzero(arrive)

@@ -26,6 +26,11 @@ MAX_COORD = 4 * MAX_SIDE
 """Largest absolute coordinate in a file (bounds, walls, circles, starts): local
 coordinates then stay within ±2 * MAX_COORD, and every product the exact predicates
 form (orientations, squared distances, discriminants) stays below 2^62."""
+ACCELERATION_SETS: tuple[str, ...] = ("moore", "von-neumann")
+"""The acceleration sets a lattice file may name (``accelerations``), the default first:
+``"moore"``, every a in {-1, 0, 1}^2 (9), and ``"von-neumann"``, those with at least one
+component zero (5: stay, or change one component by 1). Names only: the oracle's profile
+and the independent side each build the set itself."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class LatticeTrack:
     circles: tuple[Circle, ...]
     starts: tuple[Point, ...]
     finish: LatticeFinish
+    accelerations: str = "moore"
     description: str = ""
     sha256: str = ""
     path: str = field(default="", compare=False)
@@ -80,9 +86,11 @@ class LatticeTrack:
 
     def __repr__(self) -> str:
         where = f", path={self.path!r}" if self.path else ""
+        accel = (f", {self.accelerations} accelerations"
+                 if self.accelerations != ACCELERATION_SETS[0] else "")
         return (f"LatticeTrack({self.name!r}, {self.width}x{self.height}, "
                 f"{len(self.segments)} wall segments, {len(self.circles)} circles, "
-                f"{len(self.starts)} starts{where}, sha256={self.sha256[:12]!r})")
+                f"{len(self.starts)} starts{accel}{where}, sha256={self.sha256[:12]!r})")
 
     @property
     def segments(self) -> tuple[tuple[Point, Point], ...]:

@@ -69,6 +69,18 @@ def profile_of(track: object) -> Profile:
     raise TypeError(f"not a track of any rule profile: {type(track).__name__}")
 
 
+def acceleration_set_name(track: AnyTrack) -> str:
+    """The name of the set a move on `track` picks its acceleration from, for reports: a
+    lattice track's ``accelerations`` (``"moore"`` or ``"von-neumann"``); ``"moore"``
+    ({-1, 0, 1}^2) for grid tracks; for cell-path tracks ``"moore"`` with A = 1 and
+    ``"moore-A"`` ({-A..A}^2) above."""
+    if isinstance(track, LatticeTrack):
+        return track.accelerations
+    if isinstance(track, CellPathTrack) and track.max_acceleration != 1:
+        return f"moore-{track.max_acceleration}"
+    return "moore"
+
+
 def profile_named(name: str) -> Profile:
     """The profile called `name`; `KeyError` naming the known ones otherwise."""
     for p in PROFILES:

@@ -28,6 +28,7 @@ from typing import Literal
 import numpy as np
 
 from racecert.model.track import Line, Track
+from racecert.model.unique import unique_sorted
 
 Node = tuple[int, int, int]  # (x, y, layer)
 STEPS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
@@ -221,7 +222,7 @@ def _candidates(grid: _Grid, lines: tuple[Line, ...]) -> tuple[np.ndarray, ...]:
         x, y = (f, s) if line.axis == "x" else (s, f)
         cell = (y * grid.w + x)[None, :] + (np.arange(grid.layers) * grid.h * grid.w)[:, None]
         ids.append((cell.ravel()[:, None] * len(STEPS) + np.arange(len(STEPS))).ravel())
-    step_id = np.unique(np.concatenate(ids))
+    step_id = unique_sorted(np.concatenate(ids))
     node, d = np.divmod(step_id, len(STEPS))
     layer, cell = np.divmod(node, grid.h * grid.w)
     y, x = np.divmod(cell, grid.w)
@@ -348,7 +349,7 @@ def _search(labels: np.ndarray, sources: np.ndarray, du: np.ndarray,
     cu, cv = cu[keep], cv[keep]
     order = np.argsort(cu, kind="stable")
     cu, cv = cu[order], cv[order]
-    frontier = np.unique(labels[sources])
+    frontier = unique_sorted(labels[sources])
     reached[frontier] = True
     while len(frontier):
         lo = np.searchsorted(cu, frontier, side="left")
@@ -357,7 +358,7 @@ def _search(labels: np.ndarray, sources: np.ndarray, du: np.ndarray,
         if not n.sum():
             break
         idx = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(n.sum())
-        nxt = np.unique(cv[idx])
+        nxt = unique_sorted(cv[idx])
         nxt = nxt[~reached[nxt]]
         reached[nxt] = True
         frontier = nxt

@@ -199,7 +199,8 @@ class Expansion:
     """Legal successors of a batch: `succ[i]` is reached from batch row `src[i]`.
 
     Arriving moves are reported apart (`arrive_src`, `arrive_state`): an
-    arrival ends the trajectory, so it is never expanded further.
+    arrival ends the trajectory, so it is never expanded further. Both come
+    state-major: `src` and `arrive_src` ascend (the BFS relies on it).
     """
 
     src: np.ndarray

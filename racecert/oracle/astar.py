@@ -24,6 +24,7 @@ import numpy as np
 from racecert.model.rules import CarState, RuleProfile, StateArrays, VectorRaceRules
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
+from racecert.model.unique import unique_sorted
 from racecert.oracle.envelopes import EnvelopePruner
 
 
@@ -87,7 +88,7 @@ def astar(track: Track, pruner: EnvelopePruner | None = None,
         skeys = codec.encode(exp.succ)
         h = pruner.remaining_lower_bound(exp.succ)
         fs = g + 1 + h
-        for fv in np.unique(fs):
+        for fv in unique_sorted(fs):
             m = fs == fv
             buckets.setdefault((int(fv), g + 1), []).append((skeys[m], uniq[exp.src[m]]))
     seconds = time.perf_counter() - t0

@@ -16,7 +16,8 @@ Two keys (docs/rules.md):
 Data layout: a layer is the sorted array of its states' int64 keys
 (`StateCodec`), decoded to `StateArrays` in chunks when it is expanded; each chunk's
 successor keys go straight into the visited set (`oracle.visited`: compiled tiled
-bitmaps, about a bit per state), which returns the new ones. No edges are stored: the
+bitmaps, about a bit per state), which marks the new ones and hands them back sorted at
+the end of the layer (no sort of the keys). No edges are stored: the
 backward pass enumerates the predecessors of each kept state (p = q - v', any
 acceleration), finds them in the previous layer and re-expands only those, so the
 memory is about 8 bytes per state plus the bitmaps.
@@ -40,6 +41,7 @@ from racecert.model.rules import (
 )
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
+from racecert.oracle.backward import candidate_sources
 from racecert.oracle.counts import (
     count_bound,
     crt_rows,
@@ -161,16 +163,15 @@ def layered_bfs(
     keys_by_layer = [codec.encode(first)]
     visited = VisitedSet(track.width * track.height)
     branching = len(rules.accelerations)  # moves per state at most
-    scratch = np.empty(branching * CHUNK, dtype=np.int64)
     succ_keys = np.empty(branching * CHUNK, dtype=np.int64)
-    visited.add_new(keys_by_layer[0], scratch)
+    visited.add(keys_by_layer[0])
+    visited.take_fresh()
     total = len(first)
     depth = 0
     while True:
         if max_depth is not None and depth >= max_depth:
             return _unreachable(mode, total, depth, True, t0)
         frontier = keys_by_layer[-1]
-        new_parts: list[np.ndarray] = []
         arrivals: list[tuple[np.ndarray, StateArrays]] = []
         for lo in range(0, len(frontier), CHUNK):
             batch = _batch(codec, frontier, lo, min(lo + CHUNK, len(frontier)), depth,
@@ -185,19 +186,16 @@ def layered_bfs(
                 if len(a_src):
                     arrivals.append((a_src + lo, a_state))
             if not arrivals:
-                if len(scratch) < n_succ:
-                    scratch = np.empty(n_succ, dtype=np.int64)
-                n_new = visited.add_new(succ_keys[:n_succ], scratch)
-                new_parts.append(scratch[:n_new].copy())
+                visited.add(succ_keys[:n_succ])
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
             a_state = StateArrays.concat([s for _, s in arrivals])
-            dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, visited, a_src,
-                                               a_state, depth + 1, first, k, mode)
+            del visited  # the backward pass reads the layers' keys only
+            dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, a_src, a_state,
+                                               depth + 1, first, k, mode)
             return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
                              depth + 1, False, time.perf_counter() - t0, per_arrival)
-        keys = np.concatenate(new_parts) if new_parts else np.zeros(0, dtype=np.int64)
-        keys.sort()
+        keys = visited.take_fresh()  # the new states, sorted
         if prune is not None and max_depth is not None:
             mask = prune(_layer_states(codec, keys, depth + 1, k, mode), depth + 1, max_depth)
             if not mask.all():
@@ -270,104 +268,69 @@ def _successor_keys(rules: RuleProfile, codec: StateCodec, batch: StateArrays,
     return n, exp.arrive_src, exp.arrive_state
 
 
-def _predecessor_keys(codec: StateCodec, s: StateArrays, k: int,
-                      accelerations: tuple[tuple[int, int], ...]) -> np.ndarray:
-    """Keys of every state that could move to a state of `s` (a superset): a move to
-    (q, v', phase f) starts at p = q - v' with velocity v' - a, for any acceleration a
-    of the profile,
-    any layer and progress bit, and phase f - 1, f or f + 1 within 0..k (a move changes
-    the phase by at most one: `RuleProfile`). Candidates off the grid or outside the
-    codec's velocity range are left out (they cannot be states).
-
-    The layer, progress and phase digits are the key's highest, so each combination
-    adds one constant to the key of (p, v' - a) with those digits 0.
-    """
-    w, h = codec.width, codec.height
-    px, py = s.x - s.vx, s.y - s.vy
-    rows = np.flatnonzero((px >= 0) & (px < w) & (py >= 0) & (py < h))
-    px, py, vx, vy = px[rows], py[rows], s.vx[rows], s.vy[rows]
-    acc = np.array(accelerations, dtype=np.int32)
-    n9 = len(acc)
-    ux = (vx[:, None] - acc[:, 0]).ravel()
-    uy = (vy[:, None] - acc[:, 1]).ravel()
-    ok = np.flatnonzero((np.abs(ux) <= w - 1) & (np.abs(uy) <= h - 1))
-    zero = np.zeros(len(ok), dtype=np.int32)
-    base = codec.encode(StateArrays(np.repeat(px, n9)[ok], np.repeat(py, n9)[ok], ux[ok],
-                                    uy[ok], zero, zero, zero))
-    step = w * h * (2 * w - 1) * (2 * h - 1)  # one unit of the layer digit
-    low = np.arange(4, dtype=np.int64)  # layer + 2 progress
-    if codec.keep_phase and k:
-        f = np.repeat(s.phase[rows].astype(np.int64), n9)[ok]
-        phases = np.clip(f[:, None] + np.array([-1, 0, 1]), 0, k)  # (n, 3)
-        high = (low[None, None, :] + 4 * phases[:, :, None]) * step
-        return (base[:, None, None] + high).ravel()
-    return (base[:, None] + low[None, :] * step).ravel()
-
-
-def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
-                visited: VisitedSet, t: int, dst: np.ndarray, first: StateArrays, k: int,
-                mode: Mode) -> tuple[np.ndarray, np.ndarray]:
+def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t: int,
+                dst: np.ndarray, first: StateArrays, k: int, mode: Mode
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every move from layer t into the states `dst` (sorted indices) of layer t + 1.
 
-    The candidate sources are the predecessors of those states found in layer t (screened
-    by the visited set, then looked up in the layer's sorted keys); they
+    The candidate sources are the predecessors of those states found in layer t
+    (`oracle.backward`: a compiled ordered walk of the layer's sorted keys); they
     are expanded by the rules (so a move is exactly a legal, non-arriving move) and
-    their successors matched against `dst`. Returns (src, dst) index arrays ordered by
+    their successors matched against `dst`. Returns the sources (sorted indices into
+    layer t) and the moves as (position in the sources, position in `dst`), ordered by
     (dst, src): the order in which the forward pass met them.
     """
     layer, nxt = keys[t], keys[t + 1]
     dst_keys = nxt[dst]
-    cand = _predecessor_keys(codec, _layer_states(codec, dst_keys, t + 1, k, mode), k,
-                            rules.accelerations)
-    cand = cand[visited.contains(cand)]  # most candidates are no state at all
-    cand.sort()  # sorted needles: numpy's binary searches then narrow from the last hit
-    pos = np.searchsorted(layer, cand)
-    pos[pos == len(layer)] = 0
-    srcs = _index_set(pos[layer[pos] == cand], len(layer))
+    cand = candidate_sources(layer, dst_keys, codec, k, rules.accelerations)
     src_out, dst_out = [], []
-    for lo in range(0, len(srcs), CHUNK):
-        idx = srcs[lo: lo + CHUNK]
+    for lo in range(0, len(cand), CHUNK):
+        idx = cand[lo: lo + CHUNK]
         exp = rules.expand(_batch(codec, layer, 0, 0, t, first, k, mode, idx=idx))
         succ = codec.encode(exp.succ)
         j = np.searchsorted(dst_keys, succ)
         j[j == len(dst_keys)] = 0
         hit = np.flatnonzero(dst_keys[j] == succ)
-        src_out.append(idx[exp.src[hit]])
-        dst_out.append(dst[j[hit]])
-    if not src_out:
-        z = np.zeros(0, dtype=np.int64)
-        return z, z
-    src_all, dst_all = np.concatenate(src_out), np.concatenate(dst_out)
-    order = np.lexsort((src_all, dst_all))
-    return src_all[order], dst_all[order]
+        src_out.append(exp.src[hit] + lo)  # positions in `cand`
+        dst_out.append(j[hit])
+    z = np.zeros(0, dtype=np.int64)
+    src_all = np.concatenate(src_out) if src_out else z
+    dst_all = np.concatenate(dst_out) if dst_out else z
+    used = np.zeros(len(cand), dtype=bool)
+    used[src_all] = True
+    rank = np.cumsum(used) - 1  # position of a used candidate among the sources
+    order = np.argsort(dst_all, kind="stable")  # the sources already ascend
+    return cand[used], rank[src_all[order]], dst_all[order]
 
 
-def _index_set(idx: np.ndarray, n: int) -> np.ndarray:
-    """The distinct values of `idx` (indices below n), sorted: a mark array, no sort."""
-    mark = np.zeros(n, dtype=bool)
-    mark[idx] = True
-    return np.flatnonzero(mark)
+def _runs(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of the ascending `idx`, and the position of each entry among
+    them (a pass over `idx`, no search)."""
+    if len(idx) and np.any(idx[1:] < idx[:-1]):
+        raise ValueError("the profile's arrivals must come state-major (`Expansion`)")
+    start = np.ones(len(idx), dtype=bool)
+    start[1:] = idx[1:] != idx[:-1]
+    return idx[start], np.cumsum(start) - 1
 
 
-def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
-            visited: VisitedSet, a_src: np.ndarray, a_state: StateArrays, m_star: int,
-            first: StateArrays, k: int, mode: Mode
+def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src: np.ndarray,
+            a_state: StateArrays, m_star: int, first: StateArrays, k: int, mode: Mode
             ) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
     """The optimal DAG by a backward pass that recomputes its moves, then exact counts."""
     last = m_star - 1
-    kept = [_index_set(a_src, len(keys[last]))]  # sorted kept indices, from t = last down
+    # the arrivals come in the forward pass's order: their sources ascend
+    kept_last, arrive_src = _runs(a_src)
+    kept = [kept_last]  # sorted kept indices, from t = last down
     moves: list[tuple[np.ndarray, np.ndarray]] = []
     for t in range(last - 1, -1, -1):
-        src, dst = _moves_into(codec, rules, keys, visited, t, kept[-1], first, k, mode)
+        sources, src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode)
         moves.append((src, dst))
-        kept.append(_index_set(src, len(keys[t])))
+        kept.append(sources)
     kept.reverse()
     moves.reverse()
     layers = tuple(_batch(codec, keys[t], 0, 0, t, first, k, mode, idx=kept[t])
                    if t else first.take(kept[0]) for t in range(last + 1))
-    dag_edges = tuple((np.searchsorted(kept[t], src), np.searchsorted(kept[t + 1], dst))
-                      for t, (src, dst) in enumerate(moves))
-    arrive_src = np.searchsorted(kept[last], a_src)
+    dag_edges = tuple(moves)
     fkeys = codec.kinematic(a_state)
     ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
     finals = a_state.take(first_idx)

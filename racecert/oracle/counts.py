@@ -89,38 +89,63 @@ def crt(residues: Sequence[int], primes: Sequence[int]) -> int:
 def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
     """`crt` of every row of an (n, len(primes)) residue array, as Python ints.
 
-    Garner's mixed-radix digits are computed with int64 numpy arithmetic (all
-    products stay below 2^62), so Python ints are only built for the final
-    d0 + d1 p0 + d2 p0 p1 + ...
+    Garner's mixed-radix digits are computed by a compiled loop in int64 (all products
+    stay below 2^62), so Python ints are only built for the final
+    d0 + d1 p0 + d2 p0 p1 + ..., and not at all where that fits an int64.
 
     >>> crt_rows(np.array([[2, 3], [0, 0], [4, 6]]), [5, 7])
     [17, 0, 34]
     """
-    rows = np.asarray(rows, dtype=np.int64).reshape(len(rows), len(primes))
-    digits: list[np.ndarray] = []
-    for j, p in enumerate(primes):
-        # x_j = (r_j - (d0 + d1 p0 + ...)) / (p0 ... p_{j-1})  (mod p_j)
-        acc = np.zeros(len(rows), dtype=np.int64)
-        mod = 1
-        for i, d in enumerate(digits):
-            acc = (acc + d * mod) % p
-            mod = mod * primes[i] % p
-        inv = pow(mod, -1, p) if j else 1
-        digits.append((rows[:, j] - acc) % p * inv % p)
-    used = max([j for j, d in enumerate(digits) if d.any()], default=0) + 1
+    k = len(primes)
+    rows = np.ascontiguousarray(np.asarray(rows, dtype=np.int64).reshape(len(rows), k))
+    p = np.array(primes, dtype=np.int64)
+    # mods[j, i] = p0 ... p_{i-1} mod p_j; inv[j] = 1 / (p0 ... p_{j-1}) mod p_j
+    mods = np.array([[math.prod(primes[:i]) % pj for i in range(k)] for pj in primes],
+                    dtype=np.int64).reshape(k, k)
+    inv = np.array([pow(math.prod(primes[:j]), -1, pj) if j else 1
+                    for j, pj in enumerate(primes)], dtype=np.int64)
+    digits = np.empty_like(rows)
+    used = _garner(rows, p, mods, inv, digits) + 1
     if math.prod(primes[:used]) <= 2**63:
         # every value is below p0 ... p_{used-1} <= 2^63, and every partial sum and term
         # of d0 + d1 p0 + ... is at most the value: exact in int64
-        acc = np.zeros(len(rows), dtype=np.int64)
-        for j in range(used):
-            acc += digits[j] * math.prod(primes[:j])
+        acc = digits[:, 0].copy()
+        for j in range(1, used):
+            acc += digits[:, j] * math.prod(primes[:j])
         return acc.tolist()
     out = [0] * len(rows)
-    scale = 1
-    for j, d in enumerate(digits):
-        out = [o + int(x) * scale for o, x in zip(out, d.tolist(), strict=True)]
-        scale *= primes[j]
+    factor = 1
+    for j in range(k):
+        out = [o + int(x) * factor for o, x in zip(out, digits[:, j].tolist(), strict=True)]
+        factor *= primes[j]
     return out
+
+
+@njit(cache=True, nogil=True)
+def _garner(rows, p, mods, inv, digits):
+    """Garner's digits of each row (`crt_rows`); returns the highest digit index that is
+    non-zero in some row (0 if none). Residues already in [0, p) (the usual case) are not
+    divided again."""
+    top = 0
+    for r in range(rows.shape[0]):
+        for j in range(len(p)):
+            x = rows[r, j]
+            if x < 0 or x >= p[j]:
+                x %= p[j]
+            if j == 0:
+                digits[r, 0] = x
+                continue
+            acc = 0
+            for i in range(j):
+                acc = (acc + digits[r, i] * mods[j, i]) % p[j]
+            d = x - acc
+            if d < 0:
+                d += p[j]
+            d = d * inv[j] % p[j]
+            digits[r, j] = d
+            if d != 0 and j > top:
+                top = j
+    return top
 
 
 def layered_counts(

@@ -34,6 +34,7 @@ from racecert.model.rules import RuleProfile, StateArrays, VectorRaceRules
 from racecert.model.states import StateCodec
 from racecert.model.topology import lap_precondition
 from racecert.model.track import Track
+from racecert.model.unique import unique_sorted
 
 Kind = Literal["stage", "circuit"]
 
@@ -177,7 +178,7 @@ def explore(rules: RuleProfile, codec: StateCodec, sources: StateArrays,
                 leaf_vals.append(value[is_known])
             batch, batch_ids = frontier.take(expand), frontier_ids[expand]
             exp = rules.expand(batch)
-            arrive_ids.append(np.unique(batch_ids[exp.arrive_src]))
+            arrive_ids.append(unique_sorted(batch_ids[exp.arrive_src]))
             skeys = codec.encode(exp.succ)
             uniq, first, inverse = np.unique(skeys, return_index=True, return_inverse=True)
             new = _new_keys(uniq, sorted_keys)
@@ -230,7 +231,7 @@ def can_arrive(ex: Exploration) -> np.ndarray:
             break
         idx = np.repeat(lo - np.cumsum(np.concatenate([[0], cnt[:-1]])), cnt) + np.arange(
             int(cnt.sum()))
-        p = np.unique(preds[idx])
+        p = unique_sorted(preds[idx])
         p = p[~good[p]]
         good[p] = True
         frontier = p

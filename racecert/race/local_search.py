@@ -32,6 +32,7 @@ import numpy as np
 from racecert.model.radicals import RadicalSum, squarefree_decomposition
 from racecert.model.rules import ACCELERATIONS, CarState, RuleProfile, StateArrays
 from racecert.model.states import StateCodec
+from racecert.model.unique import unique_sorted
 from racecert.oracle.dijkstra import float_error
 from racecert.race.driver import Acceleration
 
@@ -136,7 +137,7 @@ def _select(group: np.ndarray, length: np.ndarray, coef: np.ndarray, prank: np.n
     same = np.all(c == c[head[cluster]], axis=1)
     sub = np.zeros(n, dtype=np.int64)
     ends = np.append(head[1:], n)
-    for cl in np.unique(cluster[~same]).tolist():
+    for cl in unique_sorted(cluster[~same]).tolist():
         rows = range(int(head[cl]), int(ends[cl]))
         values = [radicands.exact(c[i]) for i in rows]
         classes = sorted(set(values))  # RadicalSum: structural equality, certified order

@@ -23,6 +23,7 @@ from typing import Any
 
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
+from racecert.model.profiles import GRID, profile_of
 from racecert.model.track import ELEVATED_CHARS, GROUND_CHARS, Car, Line, Opening, Track
 
 MAX_SIDE = 400
@@ -186,11 +187,20 @@ def draft_from_toml(data: bytes, label: str) -> Track:
     A file the validator rejects (a car off asphalt, a line that is not a cut)
     still opens as a draft when its tables have the right shape, so that the page
     can show the message on its cell; otherwise the parser's `TrackError` is raised.
+    A lattice or cell-path track is refused with a one-line `TrackError` that says how
+    to draw it instead: the page draws and edits grid tracks only.
     """
     try:
-        return parse_track(data, label)
+        track = parse_track(data, label)
     except TrackError as exc:
         first = exc
+    else:
+        profile = profile_of(track)
+        if profile is not GRID:
+            raise TrackError(label, "", f"a track of the {profile.title}: the studio draws "
+                             f"and edits grid tracks only; `racecert analyze {label} -o "
+                             "picture.svg` draws it, `racecert certify` certifies it")
+        return track  # type: ignore[return-value]
     try:
         tables = tomllib.loads(data.decode("utf-8"))
         return draft_from_json(_document_from_toml_tables(tables))

@@ -98,7 +98,8 @@ def _lengths(rows, starts, accs, cap, m) -> Counter:
             r = move(rows, s, a, cap)
             if r is None or r[1] != (depth == m - 1):
                 continue
-            c, d = squarefree(r[0][2] ** 2 + r[0][3] ** 2) if r[0][2] or r[0][3] else (0, 1)
+            ddx, ddy = r[0][0] - s[0], r[0][1] - s[1]  # where the move ends: the goal cell
+            c, d = squarefree(ddx ** 2 + ddy ** 2) if ddx or ddy else (0, 1)
             t2 = terms.copy()
             if c:
                 t2[d] += c

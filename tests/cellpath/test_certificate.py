@@ -4,6 +4,7 @@ fails when the oracle's figure (or its expand) is corrupted."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,9 @@ import pytest
 from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
 from racecert.certification import cellpath_checks
 from racecert.certification.cellpath_checks import check_geometry, check_search
+from racecert.certification.context import CertifyContext, CheckResult
 from racecert.certification.lattice_certificate import certify_lattice
-from racecert.certification.lattice_checks import LatticeLimits
+from racecert.certification.lattice_checks import lattice_context
 from racecert.model.cellpath.rules import CellPathRules
 from racecert.model.cellpath.track import CellPathTrack
 from racecert.model.parse import load_track
@@ -22,7 +24,13 @@ from racecert.model.rules import Expansion, StateArrays
 
 ROOT = Path(__file__).resolve().parents[2]
 MAPS = ROOT / "tracks" / "cellpath"
-LIM = LatticeLimits()
+LIMITS: dict[str, object] = {}
+
+def run(check: Callable[[CertifyContext], list[CheckResult]], track: object,
+        a: LatticeAnalysis, **limits: object) -> list[CheckResult]:
+    """`check` on analysis `a` of `track` under this module's limits (and `limits`)."""
+    assert a.track == track
+    return check(lattice_context(a, **{**LIMITS, **limits}))
 
 
 @pytest.fixture(scope="module", params=["hairpin", "chicane"])
@@ -38,7 +46,7 @@ def _corrupt(a: LatticeAnalysis, **changes) -> LatticeAnalysis:
 
 @pytest.mark.parametrize("best_start", [False, True])
 def test_the_bundled_maps_are_certified(track: CellPathTrack, best_start: bool) -> None:
-    c = certify_lattice(track, best_start=best_start, limits=LIM)
+    c = certify_lattice(track, best_start=best_start, **LIMITS)
     assert c.status == "certified", c.headline
     assert c.to_json()["rules"] == "cell-path"
     # no solver model covers the profile: the headline says the figures rest on the
@@ -48,24 +56,23 @@ def test_the_bundled_maps_are_certified(track: CellPathTrack, best_start: bool) 
 
 def test_the_search_disagrees_with_wrong_figures(track: CellPathTrack) -> None:
     a = analyze_lattice(track, best_start=True)
-    assert all(r.verdict == "agree" for r in check_search(track, a, LIM))
+    assert all(r.verdict == "agree" for r in run(check_search, track, a))
     for changes in ({"optimal_count": a.bfs.optimal_count + 1}, {"m_star": a.bfs.m_star + 1}):
-        verdicts = {r.figure: r.verdict for r in check_search(track, _corrupt(a, **changes),
-                                                              LIM)}
+        verdicts = {r.figure: r.verdict for r in run(check_search, track, _corrupt(a, **changes))}
         assert "disagree" in verdicts.values(), changes
     assert a.green is not None and a.blue is not None
     for name, ext in (("green", a.green), ("blue", a.blue)):
         off = dataclasses.replace(ext, length=ext.length + RadicalSum.sqrt_of(2))
-        verdicts = {r.figure: r.verdict for r in check_search(
-            track, dataclasses.replace(a, **{name: off}), LIM)}
+        verdicts = {r.figure: r.verdict for r in run(check_search,
+            track, dataclasses.replace(a, **{name: off}))}
         assert verdicts[f"{name}_length"] == "disagree"
         tied = dataclasses.replace(ext, ties=ext.ties + 1)
-        verdicts = {r.figure: r.verdict for r in check_search(
-            track, dataclasses.replace(a, **{name: tied}), LIM)}
+        verdicts = {r.figure: r.verdict for r in run(check_search,
+            track, dataclasses.replace(a, **{name: tied}))}
         assert verdicts[f"{name}_ties"] == "disagree"
     moved = dataclasses.replace(a.starts[0], optimal_count=a.starts[0].optimal_count + 1)
-    verdicts = {r.figure: r.verdict for r in check_search(track, dataclasses.replace(
-        a, starts=(moved, *a.starts[1:])), LIM)}
+    verdicts = {r.figure: r.verdict for r in run(check_search, track, dataclasses.replace(
+        a, starts=(moved, *a.starts[1:])))}
     assert verdicts["optimal_starts"] == "disagree"
 
 
@@ -96,20 +103,34 @@ class _ArrivesLate(CellPathRules):
 def test_the_geometry_check_catches_a_corrupted_expand(
         track: CellPathTrack, corrupted: type, monkeypatch: pytest.MonkeyPatch) -> None:
     a = analyze_lattice(track, best_start=True)
-    (good,) = check_geometry(track, a, LIM)
+    (good,) = run(check_geometry, track, a)
     assert good.verdict == "agree"
     monkeypatch.setattr(cellpath_checks, "CellPathRules", corrupted)
-    (bad,) = check_geometry(track, a, LIM)
+    (bad,) = run(check_geometry, track, a)
     assert bad.verdict == "disagree" and bad.artefacts
 
 
 def test_a_capped_search_is_a_timeout_not_an_agreement(track: CellPathTrack) -> None:
     a = analyze_lattice(track)
-    results = check_search(track, a, dataclasses.replace(LIM, search_max_states=5))
+    results = run(check_search, track, a, max_states=5)
     assert results and {r.verdict for r in results} == {"timeout"}
 
 
 def test_a_capped_geometry_check_says_so(track: CellPathTrack) -> None:
     a = analyze_lattice(track)
-    (r,) = check_geometry(track, a, dataclasses.replace(LIM, geometry_max_states=20))
+    (r,) = run(check_geometry, track, a, geometry_max_states=20)
     assert r.verdict == "agree" and "capped" in r.reason
+
+
+def test_the_search_results_name_the_cell_path_search(track: CellPathTrack) -> None:
+    results = run(check_search, track, analyze_lattice(track))
+    assert results and {r.method for r in results} == {cellpath_checks.SEARCH}
+
+
+def test_an_extreme_on_one_side_only_disagrees(track: CellPathTrack) -> None:
+    """The oracle losing its green trajectory is a disagreement, never a silent skip."""
+    a = analyze_lattice(track)
+    verdicts = {r.figure: r.verdict for r in run(check_search, track,
+                                                   dataclasses.replace(a, green=None))}
+    assert verdicts["green_length"] == verdicts["green_ties"] == "disagree"
+    assert verdicts["blue_length"] == "agree"

@@ -41,6 +41,14 @@ def test_both_map_formats_analyse_alike(maps: tuple[Path, Path], capsys) -> None
     assert figures[0] == figures[1]
 
 
+def test_the_report_names_the_speed_cap(capsys) -> None:
+    assert main(["analyze", "cellpath/chicane", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["accelerations"], data["speed_cap"]) == ("moore-2", 4)
+    assert main(["analyze", "cellpath/hairpin", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["speed_cap"] is None
+
+
 def test_import_writes_a_track_file_that_reads_back(maps: tuple[Path, Path], tmp_path: Path,
                                                      capsys) -> None:
     out = tmp_path / "m.toml"

@@ -4,6 +4,7 @@ the oracle's figure (or its expand) is corrupted."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -11,14 +12,15 @@ import pytest
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
 from racecert.certification import lattice_checks
+from racecert.certification.context import CertifyContext, CheckResult, NamedCheck
 from racecert.certification.lattice_certificate import certify_lattice
 from racecert.certification.lattice_checks import (
-    LatticeLimits,
     check_geometry,
     check_m_star_cpsat,
     check_search,
+    lattice_context,
 )
-from racecert.independent.sqrt_sums import compare, length, text
+from racecert.independent.radical_forms import compare, length, text
 from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import load_track, parse_track
@@ -27,7 +29,14 @@ from racecert.model.rules import Expansion, StateArrays
 
 ROOT = Path(__file__).resolve().parents[2]
 RIDDLER = ROOT / "tracks" / "lattice" / "riddler.toml"
-LIM = LatticeLimits(cpsat_budget=120.0)
+RIDDLER_VN = ROOT / "tracks" / "lattice" / "riddler_von_neumann.toml"
+LIMITS: dict[str, object] = {"cpsat_budget": 120.0}
+
+def run(check: Callable[[CertifyContext], list[CheckResult]], track: object,
+        a: LatticeAnalysis, **limits: object) -> list[CheckResult]:
+    """`check` on analysis `a` of `track` under this module's limits (and `limits`)."""
+    assert a.track == track
+    return check(lattice_context(a, **{**LIMITS, **limits}))
 
 SMALL = """rules = "lattice"
 name = "small ring"
@@ -63,7 +72,7 @@ def small() -> LatticeTrack:
 
 
 def test_the_riddler_is_certified(riddler: LatticeTrack) -> None:
-    c = certify_lattice(riddler, limits=LIM)
+    c = certify_lattice(riddler, **LIMITS)
     assert c.status == "certified", c.to_json()["figures"]
     figs = {f.name: f for f in c.figures}
     assert figs["m_star"].value == 12
@@ -73,7 +82,7 @@ def test_the_riddler_is_certified(riddler: LatticeTrack) -> None:
 
 
 def test_best_start_is_certified_with_every_start(small: LatticeTrack) -> None:
-    c = certify_lattice(small, best_start=True, limits=LIM)
+    c = certify_lattice(small, best_start=True, **LIMITS)
     assert c.status == "certified", c.to_json()["figures"]
     assert c.analysis.best_start and len(c.analysis.considered) == 3
     assert c.to_json()["track"]["starts_considered"] == [[2, 3], [3, 3], [2, 2]]
@@ -90,25 +99,25 @@ def corrupt_bfs(a: LatticeAnalysis, **changes) -> LatticeAnalysis:
 def test_cpsat_disagrees_with_a_wrong_m_star(riddler: LatticeTrack, delta: int) -> None:
     a = analyze_lattice(riddler)
     bad = corrupt_bfs(a, m_star=a.bfs.m_star + delta)
-    (r,) = check_m_star_cpsat(riddler, bad, LIM)
+    (r,) = run(check_m_star_cpsat, riddler, bad)
     assert r.verdict == "disagree", r
 
 
 def test_the_search_disagrees_with_wrong_figures(small: LatticeTrack) -> None:
     a = analyze_lattice(small, best_start=True)
-    assert all(r.verdict == "agree" for r in check_search(small, a, LIM))
+    assert all(r.verdict == "agree" for r in run(check_search, small, a))
     for changes in ({"optimal_count": a.bfs.optimal_count + 1}, {"m_star": a.bfs.m_star + 1}):
-        verdicts = {r.figure: r.verdict for r in check_search(small, corrupt_bfs(a, **changes),
-                                                              LIM)}
+        bad = corrupt_bfs(a, **changes)
+        verdicts = {r.figure: r.verdict for r in run(check_search, small, bad)}
         assert "disagree" in verdicts.values(), changes
     assert a.green is not None and a.starts
     longer = dataclasses.replace(a.green, length=a.green.length + RadicalSum.sqrt_of(2))
-    verdicts = {r.figure: r.verdict for r in check_search(small, dataclasses.replace(
-        a, green=longer), LIM)}
+    verdicts = {r.figure: r.verdict for r in run(check_search, small, dataclasses.replace(
+        a, green=longer))}
     assert verdicts["green_length"] == "disagree"
     moved = dataclasses.replace(a.starts[0], optimal_count=a.starts[0].optimal_count + 1)
-    verdicts = {r.figure: r.verdict for r in check_search(small, dataclasses.replace(
-        a, starts=(moved, *a.starts[1:])), LIM)}
+    verdicts = {r.figure: r.verdict for r in run(check_search, small, dataclasses.replace(
+        a, starts=(moved, *a.starts[1:])))}
     assert verdicts["optimal_starts"] == "disagree"
 
 
@@ -124,16 +133,16 @@ class _DropsAMove(LatticeRules):
 def test_the_geometry_check_catches_a_corrupted_expand(
         riddler: LatticeTrack, monkeypatch: pytest.MonkeyPatch) -> None:
     a = analyze_lattice(riddler)
-    (good,) = check_geometry(riddler, a, LIM)
+    (good,) = run(check_geometry, riddler, a)
     assert good.verdict == "agree"
     monkeypatch.setattr(lattice_checks, "LatticeRules", _DropsAMove)
-    (bad,) = check_geometry(riddler, a, LIM)
+    (bad,) = run(check_geometry, riddler, a)
     assert bad.verdict == "disagree" and bad.artefacts
 
 
 def test_an_unconfirmed_figure_makes_the_certificate_partial(small: LatticeTrack) -> None:
-    only_geometry = (("geometry", check_geometry),)
-    c = certify_lattice(small, limits=LIM, checks=only_geometry)
+    only_geometry = (NamedCheck("geometry", check_geometry),)
+    c = certify_lattice(small, **LIMITS, checks=only_geometry)
     assert c.status == "partial" and "m_star" in c.unconfirmed
 
 
@@ -142,13 +151,13 @@ def test_a_too_large_table_is_skipped(riddler: LatticeTrack,
     """A size budget: `skipped` with the size and the budget (m* exists: not-applicable
     would be wrong, and nothing ran out of time)."""
     monkeypatch.setattr(lattice_checks, "MAX_TABLE_CANDIDATES", 10)
-    (r,) = check_m_star_cpsat(riddler, analyze_lattice(riddler), LIM)
+    (r,) = run(check_m_star_cpsat, riddler, analyze_lattice(riddler))
     assert r.verdict == "skipped" and "over its size budget of 10 candidate moves" in r.reason
 
 
 def test_a_capped_search_is_a_timeout_not_an_agreement(small: LatticeTrack) -> None:
     a = analyze_lattice(small)
-    results = check_search(small, a, dataclasses.replace(LIM, search_max_states=5))
+    results = run(check_search, small, a, max_states=5)
     assert results and {r.verdict for r in results} == {"timeout"}
 
 
@@ -163,3 +172,70 @@ def test_independent_sums_of_square_roots() -> None:
     assert compare({1: 54608393}, {2: 38613965}) == -1
     assert text({1: 5, 2: 3, 5: 6}) == "5 + 3*sqrt(2) + 6*sqrt(5)"
     assert length(6, 8) == ((1, 10),) and length(2, 2) == ((2, 2),) and length(0, 0) == ()
+
+
+# -- the von Neumann acceleration set ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def riddler_vn() -> LatticeTrack:
+    t = load_track(RIDDLER_VN)
+    assert isinstance(t, LatticeTrack) and t.accelerations == "von-neumann"
+    return t
+
+
+def test_the_von_neumann_riddler_is_certified(riddler_vn: LatticeTrack) -> None:
+    """Five accelerations: the lap takes 14 moves (12 with nine), by a unique route; the
+    oracle, the independent search and the CP-SAT model all say so."""
+    c = certify_lattice(riddler_vn, **LIMITS)
+    assert c.status == "certified", c.to_json()["figures"]
+    figs = {f.name: f for f in c.figures}
+    assert figs["m_star"].value == 14 and figs["optimal_count"].value == "1"
+    assert {r.method for r in figs["m_star"].checks} == {lattice_checks.CPSAT,
+                                                         lattice_checks.SEARCH}
+    data = c.to_json()
+    assert data["track"]["accelerations"] == "von-neumann"
+    assert "von-neumann" in figs["move_validity"].value
+    (geo,) = figs["move_validity"].checks
+    assert "all 5 accelerations of the von-neumann set" in geo.reason
+
+
+@pytest.mark.parametrize("delta", [-1, 1])
+def test_a_wrong_von_neumann_m_star_disagrees(riddler_vn: LatticeTrack, delta: int) -> None:
+    a = analyze_lattice(riddler_vn)
+    bad = corrupt_bfs(a, m_star=a.bfs.m_star + delta)
+    (r,) = run(check_m_star_cpsat, riddler_vn, bad)
+    assert r.verdict == "disagree", r
+    verdicts = {r.figure: r.verdict for r in run(check_search, riddler_vn, bad)}
+    assert verdicts["m_star"] == "disagree"
+
+
+def test_a_wrong_von_neumann_count_disagrees(riddler_vn: LatticeTrack) -> None:
+    a = analyze_lattice(riddler_vn)
+    bad = corrupt_bfs(a, optimal_count=a.bfs.optimal_count + 1)
+    verdicts = {r.figure: r.verdict for r in run(check_search, riddler_vn, bad)}
+    assert verdicts["optimal_count"] == "disagree"
+    assert verdicts["m_star"] == "agree"
+
+
+class _AlwaysMoore(LatticeRules):
+    """An oracle profile that ignores the track's set and moves with all nine."""
+
+    def __init__(self, track: LatticeTrack, *args, **kwargs) -> None:
+        super().__init__(dataclasses.replace(track, accelerations="moore"), *args, **kwargs)
+
+
+def test_an_oracle_ignoring_the_set_is_caught(riddler_vn: LatticeTrack,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """With nine accelerations on the von Neumann track the oracle's figures are the
+    Moore ones (m* 12): the search and CP-SAT disagree, and the geometry check, whose
+    candidates come from the independent side's own set, finds the diagonal moves."""
+    wrong = analyze_lattice(riddler_vn, rules=_AlwaysMoore(riddler_vn))
+    assert wrong.bfs.m_star == 12
+    verdicts = {r.figure: r.verdict for r in run(check_search, riddler_vn, wrong)}
+    assert verdicts["m_star"] == "disagree"
+    (r,) = run(check_m_star_cpsat, riddler_vn, wrong)
+    assert r.verdict == "disagree", r
+    monkeypatch.setattr(lattice_checks, "LatticeRules", _AlwaysMoore)
+    (bad,) = run(check_geometry, riddler_vn, analyze_lattice(riddler_vn))
+    assert bad.verdict == "disagree" and bad.artefacts

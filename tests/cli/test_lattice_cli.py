@@ -37,6 +37,21 @@ def test_analyze_riddler_table_json_svg(tmp_path: Path, capsys) -> None:
     assert text.startswith("<svg") and "m* = 12" in text and text.count("<polyline") == 2
 
 
+def test_analyze_names_the_acceleration_set(tmp_path: Path, capsys) -> None:
+    assert main(["analyze", "riddler_von_neumann"]) == 0
+    table = capsys.readouterr().out
+    assert "accelerations          von-neumann" in table and "m* (minimum moves)     14" in table
+    assert main(["analyze", RIDDLER, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["accelerations"] == "moore"
+    bad = tmp_path / "bad.toml"
+    bad.write_text(Path(RIDDLER).read_text().replace('rules = "lattice"',
+                                                     'rules = "lattice"\naccelerations = "king"'))
+    assert main(["validate", str(bad)]) == 2
+    out, err = capsys.readouterr()
+    assert (out + err).strip().count("\n") == 0, out + err
+    assert 'accelerations: must be "moore" (the default) or "von-neumann", got \'king\'' in err
+
+
 @needs_bekos
 def test_import_then_analyze_with_best_start(tmp_path: Path, capsys) -> None:
     toml = tmp_path / "o.toml"

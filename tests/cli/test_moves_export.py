@@ -62,4 +62,4 @@ def test_a_lattice_track_has_green_and_blue_rows_and_no_ascii_map(
     assert names == sorted(names, key=("green", "blue").index)  # green's rows first
     capsys.readouterr()
     assert main(["export", "ascii", track]) == 2
-    assert "it is a lattice track" in capsys.readouterr().err
+    assert "it is a track of the lattice rules" in capsys.readouterr().err

@@ -37,6 +37,13 @@ def test_a_file_that_is_not_a_track_is_one_line(capsys, tmp_path: Path) -> None:
     assert "TOML syntax error" in capsys.readouterr().err
 
 
+def test_a_lattice_track_is_refused_in_one_line(capsys) -> None:
+    assert main(["studio", "lattice/riddler"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a track of the lattice rules" in err
+    assert "racecert analyze lattice/riddler -o picture.svg" in err
+
+
 def test_a_port_in_use_is_one_line(capsys) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from racecert.independent.lattice_cpsat import build_table, solve
@@ -16,7 +17,8 @@ from racecert.independent.lattice_geometry import (
     segments_meet,
 )
 from racecert.independent.lattice_search import count_trajectories
-from racecert.independent.sqrt_sums import add, compare, length
+from racecert.independent.race_rules import lattice_accels
+from racecert.independent.radical_forms import add, compare, length
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import parse_track
 from tests import lattice_bruteforce as bf
@@ -59,14 +61,25 @@ PROPERTY = settings(max_examples=80, deadline=None,
 @PROPERTY
 @given(polygon_tracks())
 def test_the_independent_search_matches_the_brute_force(t: LatticeTrack) -> None:
+    _search_matches_brute_force(t, 5)
+
+
+@PROPERTY
+@given(polygon_tracks("von-neumann"))
+def test_the_independent_search_matches_the_brute_force_von_neumann(t: LatticeTrack) -> None:
+    """The same with the five accelerations (depth 6: the brute force branches 5 ways)."""
+    _search_matches_brute_force(t, 6)
+
+
+def _search_matches_brute_force(t: LatticeTrack, depth: int) -> None:
     try:
-        b = bf.enumerate_optimal(t, list(t.starts), 5)
+        b = bf.enumerate_optimal(t, list(t.starts), depth)
     except bf.WorkCap:
         assume(False)
         return
     r = count_trajectories(t, t.starts, extremes=True)
     if b.m_star is None:
-        assert r.m_star is None or r.m_star > 5
+        assert r.m_star is None or r.m_star > depth
         return
     assert (r.m_star, r.total) == (b.m_star, b.count)
     assert r.finals == dict(b.finals)
@@ -95,3 +108,47 @@ def test_cpsat_m_star_on_a_small_track() -> None:
     assert at.status == "feasible" and len(at.positions) == 3
     ok, _, first = LatticeGeometry(t).replay(list(at.positions))
     assert ok and first == 2
+
+
+CORNER = (b'rules = "lattice"\nname = "corner"\n%s[bounds]\nx = [0, 1]\ny = [0, 1]\n'
+          b"[start]\npositions = [[0, 0]]\n[finish]\nfrom = [1, 1]\nto = [2, 2]\n")
+
+
+def corner(accelerations: bytes = b"") -> LatticeTrack:
+    """The 2x2 corner of tests/model/test_lattice_rules.py: the finish meets the lattice
+    at (1,1) only; one diagonal move (Moore), or three moves with a stop (von Neumann:
+    (0,0) -> (1,0) -> (1,0) -> (1,1) and its mirror image)."""
+    t = parse_track(CORNER % accelerations)
+    assert isinstance(t, LatticeTrack)
+    return t
+
+
+def test_the_independent_side_reads_the_acceleration_set() -> None:
+    moore, vn = corner(), corner(b'accelerations = "von-neumann"\n')
+    r = count_trajectories(moore, moore.starts)
+    assert (r.m_star, r.total) == (1, 1)
+    r = count_trajectories(vn, vn.starts, extremes=True)
+    assert (r.m_star, r.total) == (3, 2)
+    assert r.finals == {(1, 1, 0, 1): 1, (1, 1, 1, 0): 1}
+    assert r.shortest == ({1: 2}, 2)  # 1 + 0 + 1 both ways
+    # the CP-SAT model: the diagonal is feasible at T = 1 with Moore only
+    for t, m in ((moore, 1), (vn, 3)):
+        table = build_table(t, 2)
+        if m > 1:
+            assert solve(t, table, m - 1, t.starts, "within", budget=30).status == "infeasible"
+        at = solve(t, table, m, t.starts, "exact", budget=30)
+        assert at.status == "feasible" and len(at.positions) == m + 1
+        assert LatticeGeometry(t).replay(list(at.positions))[2] == m
+    # the replay refuses the diagonal under von Neumann, accepts it under Moore
+    assert LatticeGeometry(moore).replay([(0, 0), (1, 1)]) == (True, "valid; finishes at move 1",
+                                                               1)
+    ok, why, _ = LatticeGeometry(vn).replay([(0, 0), (1, 1)])
+    assert not ok and "not in the von-neumann set" in why
+
+
+def test_the_independent_sets() -> None:
+    """Stated on the independent side: the nine, and the five with a zero component."""
+    assert len(lattice_accels("moore")) == 9
+    assert sorted(lattice_accels("von-neumann")) == [(-1, 0), (0, -1), (0, 0), (0, 1), (1, 0)]
+    with pytest.raises(ValueError, match="knows moore, von-neumann"):
+        lattice_accels("hexagonal")

@@ -71,7 +71,7 @@ def err(text: str) -> TrackError:
 
 
 @pytest.mark.parametrize(("old", "new", "where", "message"), [
-    ('rules = "lattice"', 'rules = "latice"', "rules", 'must be "lattice"'),
+    ('rules = "lattice"', 'rules = "latice"', "rules", 'must be "lattice" or "cell-path"'),
     ('name = "small"', 'name = ""', "name", "missing or empty"),
     ('description = "a test"', "colour = 3", "colour", "unknown key"),
     ("x = [-2, 3]", "x = [3, 3]", "[bounds].x", "at least 2 lattice points"),
@@ -135,3 +135,25 @@ def test_a_directed_finish_may_run_through_a_start() -> None:
     """The Riddler's car starts on its finish line: a directed finish allows that."""
     t = parse(GOOD.replace("from = [3, 11]", "from = [-1, 11]"))
     assert t.finish.a == (1, 1) == t.start
+
+
+# -- the acceleration set ----------------------------------------------------------------
+
+
+def test_the_acceleration_set_defaults_to_moore_and_reads_von_neumann() -> None:
+    assert parse(GOOD).accelerations == "moore"
+    vn = parse(GOOD.replace('description = "a test"',
+                            'description = "a test"\naccelerations = "von-neumann"'))
+    assert vn.accelerations == "von-neumann"
+    assert "von-neumann accelerations" in repr(vn) and "accelerations" not in repr(parse(GOOD))
+    assert parse(GOOD.replace('description = "a test"',
+                              'accelerations = "moore"')).accelerations == "moore"
+
+
+@pytest.mark.parametrize("value", ['"diagonal"', '"Moore"', '"von_neumann"', "5", "[1, 2]"])
+def test_an_unknown_acceleration_set_is_a_one_line_error(value: str) -> None:
+    text = GOOD.replace('description = "a test"', f"accelerations = {value}")
+    e = err(text)
+    assert e.where == "accelerations", str(e)
+    assert e.message.startswith('must be "moore" (the default) or "von-neumann", got '), str(e)
+    assert e.line == text.splitlines().index(f"accelerations = {value}") + 1

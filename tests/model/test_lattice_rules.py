@@ -7,6 +7,7 @@ docs/rules.md ("The lattice profile"), not from the engine.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -19,15 +20,15 @@ from racecert.model.lattice_geometry import WallIndex, enters_disc, touches
 from racecert.model.lattice_rules import LatticeLimitError, LatticeRules, lattice_move
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import parse_track
-from racecert.model.rules import ACCELERATIONS, CarState, StateArrays
+from racecert.model.rules import CarState, StateArrays
 from racecert.oracle.bfs import layered_bfs
 from tests import lattice_bruteforce as bf
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def lattice(body: str, bounds: str = "x = [0, 4]\ny = [0, 4]") -> LatticeTrack:
-    text = f'rules = "lattice"\nname = "t"\n[bounds]\n{bounds}\n{body}'
+def lattice(body: str, bounds: str = "x = [0, 4]\ny = [0, 4]", head: str = "") -> LatticeTrack:
+    text = f'rules = "lattice"\nname = "t"\n{head}[bounds]\n{bounds}\n{body}'
     t = parse_track(text.encode(), "t.toml")
     assert isinstance(t, LatticeTrack)
     return t
@@ -207,7 +208,7 @@ def _compare_expand(t: LatticeTrack, rules: LatticeRules, states: list[CarState]
                for j, i in enumerate(exp.arrive_src)}
     want_succ, want_arr = set(), set()
     for i, s in enumerate(states):
-        for a in ACCELERATIONS:
+        for a in bf.accelerations_of(t):  # the brute force's statement of the track's set
             r = lattice_move(t, s, a, rules.deficit)
             if r.valid and r.arrives:
                 want_arr.add((i, r.state.kinematic[:4]))
@@ -221,7 +222,9 @@ def _compare_expand(t: LatticeTrack, rules: LatticeRules, states: list[CarState]
 
 
 @st.composite
-def polygon_tracks(draw) -> LatticeTrack:
+def polygon_tracks(draw, accelerations: str = "moore") -> LatticeTrack:
+    """Small random lattice tracks (walls, a circle, every kind of finish, 1-3 starts)
+    with the acceleration set `accelerations` (the default writes no key)."""
     w, h = draw(st.integers(3, 6)), draw(st.integers(3, 6))
     coord = st.tuples(st.integers(-1, w), st.integers(-1, h))
     walls = draw(st.lists(st.lists(coord, min_size=2, max_size=3), max_size=3))
@@ -238,8 +241,9 @@ def polygon_tracks(draw) -> LatticeTrack:
             fin += "laps = 1\n"
     starts = draw(st.lists(st.tuples(st.integers(0, w - 1), st.integers(0, h - 1)),
                            min_size=1, max_size=3, unique=True))
-    text = (f'rules = "lattice"\nname = "r"\n[bounds]\nx = [0, {w - 1}]\ny = [0, {h - 1}]\n'
-            f"{body}[start]\npositions = {[list(p) for p in starts]}\n{fin}")
+    head = "" if accelerations == "moore" else f'accelerations = "{accelerations}"\n'
+    text = (f'rules = "lattice"\nname = "r"\n{head}[bounds]\nx = [0, {w - 1}]\n'
+            f"y = [0, {h - 1}]\n{body}[start]\npositions = {[list(p) for p in starts]}\n{fin}")
     try:
         t = parse_track(text.encode(), "random.toml")
     except TrackError:  # an invalid draft (a start on a wall, a parallel direction...)
@@ -264,21 +268,82 @@ def test_expand_matches_lattice_move_on_random_tracks(t: LatticeTrack, seed: int
 @given(polygon_tracks())
 def test_bfs_matches_brute_force(t: LatticeTrack) -> None:
     """m*, the count and the per-final counts from every start at once, up to depth 5."""
-    depth = 5
+    _agrees_with_brute_force(t, 5)
+
+
+def _agrees_with_brute_force(t: LatticeTrack, depth: int):
+    """The BFS from every start against the brute force up to `depth`: m*, the count and
+    the per-final counts (None when the finish is out of reach, or the brute force's work
+    cap is hit: the example is then discarded); the BFS result otherwise."""
     try:
         b = bf.enumerate_optimal(t, list(t.starts), depth)
     except bf.WorkCap:
         assume(False)
-        return
+        return None
     r = bfs(t, list(t.starts), max_depth=depth)
     kind = "laps" if t.finish.laps else "directed" if t.finish.direction else "plain"
     event(f"{kind} finish, {'reached' if b.m_star else 'not reached'} within {depth}")
     if b.m_star is None:
         assert not r.reachable
-        return
+        return None
     assert (r.m_star, r.optimal_count) == (b.m_star, b.count)
-    got = {k[:4]: c for k, c in r.final_state_list()}
-    assert got == dict(b.finals)
+    assert {k[:4]: c for k, c in r.final_state_list()} == dict(b.finals)
+    return r
+
+
+@PROPERTY
+@given(polygon_tracks("von-neumann"), st.integers(0, 2**32 - 1))
+def test_von_neumann_expand_matches_lattice_move_on_random_tracks(t: LatticeTrack,
+                                                                 seed: int) -> None:
+    rules = LatticeRules(t)
+    assert len(rules.accelerations) == 5
+    _compare_expand(t, rules, _states(t, np.random.default_rng(seed), 40, rules.phase_limit))
+
+
+@PROPERTY
+@given(polygon_tracks("von-neumann"))
+def test_von_neumann_bfs_matches_brute_force(t: LatticeTrack) -> None:
+    """m*, the count and the per-final counts with the five accelerations, up to depth 6
+    (the brute force branches 5 ways); and against the same track with all nine: every
+    von Neumann trajectory is a Moore one, so the Moore m* is no larger and, when equal,
+    its count is no smaller."""
+    depth = 6
+    r = _agrees_with_brute_force(t, depth)
+    if r is None:
+        return
+    moore = bfs(dataclasses.replace(t, accelerations="moore"), list(t.starts),
+                max_depth=depth)
+    assert moore.m_star is not None and moore.m_star <= r.m_star
+    if moore.m_star == r.m_star:
+        assert moore.optimal_count >= r.optimal_count
+
+
+CORNER = ('[start]\npositions = [[0, 0]]\n[finish]\nfrom = [1, 1]\nto = [2, 2]\n')
+
+
+def test_von_neumann_turns_need_a_stop() -> None:
+    """A 2x2 lattice, start (0,0), a plain finish that meets the lattice only at (1,1).
+    Moore: the diagonal a = (1,1) finishes in one move, the only way (every other first
+    move stays on x = 0 or y = 0). Von Neumann: a first move changes one component, to
+    (1,0) or (0,1); from (1,0) with v = (1,0) every move but stopping (a = (-1,0)) leaves
+    the bounds, and from rest a = (0,1) reaches (1,1). Staying at (0,0) first is one move
+    too many. m* = 3, two trajectories, ending with v = (0,1) and v = (1,0)."""
+    moore = lattice(CORNER, "x = [0, 1]\ny = [0, 1]")
+    r = bfs(moore)
+    assert (r.m_star, r.optimal_count) == (1, 1)
+    vn = lattice(CORNER, "x = [0, 1]\ny = [0, 1]", head='accelerations = "von-neumann"\n')
+    r = bfs(vn)
+    assert (r.m_star, r.optimal_count) == (3, 2)
+    assert dict(r.final_state_list()) == {(1, 1, 0, 1, 0): 1, (1, 1, 1, 0, 0): 1}
+    with pytest.raises(ValueError, match="not in the track's von-neumann set"):
+        lattice_move(vn, at(0, 0), (1, 1))
+    assert lattice_move(moore, at(0, 0), (1, 1)).arrives
+
+
+def test_an_unknown_set_built_in_code_is_refused() -> None:
+    t = dataclasses.replace(lattice(FAR_FINISH), accelerations="hexagonal")
+    with pytest.raises(ValueError, match="known: moore, von-neumann"):
+        LatticeRules(t)
 
 
 @settings(max_examples=60, deadline=None)

@@ -397,9 +397,11 @@ def test_bfs_matches_reference_on_random_tracks(seed: int) -> None:
 
 def test_bfs_chunk_boundaries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tiny expansion chunks (forward and backward pass) change nothing."""
+    import racecert.oracle.backward as backward
     import racecert.oracle.bfs as bfs
 
     monkeypatch.setattr(bfs, "CHUNK", 3)
+    monkeypatch.setattr(backward, "DST_CHUNK", 2)
     for name in ("field", "bridge"):
         _check_bfs(_track(name), "exact")
     _check_bfs(parse_track(_random_track(random.Random(5)), "random-5"), "editor")

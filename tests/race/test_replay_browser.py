@@ -45,10 +45,6 @@ def race():
     return run_race(t, [Alonso(), Amateur(), Alonso(), Amateur()], laps=2, seed=3)
 
 
-# the `browser` fixture (the session's one chromium, the studio's tests' too) is in
-# tests/conftest.py
-
-
 @pytest.fixture
 def page(race, browser, tmp_path):
     html = tmp_path / "race.html"

@@ -38,7 +38,3 @@ def studio_client(app) -> TestClient:
 def client(tmp_path: Path):
     with studio_client(make_app(tmp_path)) as c:
         yield c
-
-
-# the `browser` fixture (one chromium for every browser test of the session, the replay
-# page's in tests/race too) is in tests/conftest.py

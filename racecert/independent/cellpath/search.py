@@ -6,18 +6,19 @@ Written apart from the oracle (`racecert.oracle.bfs.layered_bfs` over
 (x, y, vx, vy) tuples, the moves of `racecert.independent.cellpath.walk` (exact
 rationals), and every figure carried forward layer by layer on each state: one Python
 integer count per start, and the least and greatest exact length (a sum of square roots,
-`racecert.independent.sqrt_sums`) of a path to it with the number of paths that have it.
+`racecert.independent.radical_forms`) of a path to it with the number of paths that have it.
 Layer t holds the states first reached after t moves from any start; the first layer
 with an arriving move fixes m*, and the arriving moves of that layer are the optimal
 trajectories' last moves (one count per start is exact for the reason given in
 `racecert.independent.lattice_search`).
 
-A trajectory's length is the sum of |v'| over its moves, the arriving move counted
-whole (docs/rules.md, "The cell-path profile").
+A trajectory's length is the length of its path through the cells it stands on: |v'|
+for each move, except the arriving one, which ends on the goal cell its walk reached
+(docs/rules.md, "The cell-path profile").
 
 Bounded: the search stops after `max_states` states and says so (`complete` False).
 
->>> from racecert.independent.sqrt_sums import text
+>>> from racecert.independent.radical_forms import text
 >>> from racecert.model.cellpath.track import CellPathTrack
 >>> t = CellPathTrack("t", 4, 1, ("s..g",), ((0, 0),))
 >>> r = count_trajectories(t, [(0, 0)])
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 
 from racecert.independent.cellpath.walk import State, accelerations, successor
 from racecert.independent.lattice_search import SearchResult
-from racecert.independent.sqrt_sums import Sum, add, approx, compare, length
+from racecert.independent.radical_forms import Sum, add, approx, compare, length
 from racecert.model.cellpath.track import CellPathTrack
 
 _TOLERANCE = 1e-9
@@ -99,7 +100,7 @@ def _step(track: CellPathTrack, layer: dict[State, _Node], seen: set[State]
             if not arrives and t in seen:
                 continue
             into = arrivals if arrives else nxt
-            step = length(t[2], t[3])
+            step = length(t[0] - s[0], t[1] - s[1])  # to where the move ends
             moved = node.extended(step, approx(dict(step)))
             if t in into:
                 into[t].merge(moved)

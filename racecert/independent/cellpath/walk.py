@@ -13,6 +13,7 @@ import math
 from fractions import Fraction
 from functools import cache
 
+from racecert.independent.race_rules import box_accels
 from racecert.model.cellpath.track import CellPathTrack
 
 State = tuple[int, int, int, int]
@@ -45,9 +46,8 @@ def offsets(dx: int, dy: int) -> tuple[tuple[int, int], ...]:
 
 
 def accelerations(track: CellPathTrack) -> list[tuple[int, int]]:
-    """{-A..A}^2, in the order (ay, then ax), ascending."""
-    r = range(-track.max_acceleration, track.max_acceleration + 1)
-    return [(ax, ay) for ay in r for ax in r]
+    """{-A..A}^2, in the order (ay, then ax), ascending (`race_rules.box_accels`)."""
+    return list(box_accels(track.max_acceleration))
 
 
 def successor(track: CellPathTrack, s: State, a: tuple[int, int]

@@ -42,7 +42,10 @@ from racecert.model.errors import TrackError
 _MDP_LIB = {"X": "x", " ": ".", "S": "s", "G": "g", "o": ".", "P": "x", "x": "x", ".": "."}
 _MOMBA = {c: c for c in CELL_CHARS}
 _TOP_KEYS = {"rules", "name", "description", "max_acceleration", "speed_cap", "map"}
-_DIM = re.compile(r"dim:\s*(\d+)\s+(\d+)\s*$")
+_NUMBER = "[0-9]{1,9}"
+"""A size: ASCII digits only (`str.isdigit` and `\\d` accept other scripts' digits and
+superscripts, which `int` refuses or reads), and few enough to stay a sane size."""
+_DIM = re.compile(rf"dim:[ \t]*({_NUMBER})[ \t]+({_NUMBER})[ \t]*$")
 
 
 def parse_map_bytes(data: bytes, path: str, name: str | None = None) -> CellPathTrack:
@@ -69,9 +72,9 @@ def parse_map_text(text: str, path: str, name: str | None = None, *,
     if m is not None:
         height, width = int(m.group(1)), int(m.group(2))
         rows, chars, header, pad = lines[1:], _MOMBA, 1, False
-    elif first.isdigit():
+    elif re.fullmatch(_NUMBER, first):
         second = lines[1].strip() if len(lines) > 1 else ""
-        if not second.isdigit():
+        if not re.fullmatch(_NUMBER, second):
             raise TrackError(path, "height", f"line 2 must be the height (a number), got "
                              f"{second!r}", 2)
         width, height = int(first), int(second)
@@ -91,11 +94,16 @@ def parse_map_text(text: str, path: str, name: str | None = None, *,
 def _rows(path: str, rows: list[str], width: int, height: int, chars: dict[str, str],
           header: int, pad: bool) -> tuple[str, ...]:
     """The H grid rows in the Momba character set; lines after them must be blank."""
+    if not pad:  # a Momba row has at least one cell: trailing blank lines are no rows
+        while rows and rows[-1].strip() == "":
+            rows = rows[:-1]
     while rows and rows[-1].strip() == "" and len(rows) > height:
         rows = rows[:-1]
-    if len(rows) != height:
+    if len(rows) != height:  # the line named: the first missing, or the first extra one
+        more = len(rows) > height
         raise TrackError(path, "", f"{len(rows)} grid rows after the header, expected "
-                         f"{height}", header + min(len(rows), height) + (len(rows) < height))
+                         f"{height}" + (" (the lines after them must be blank)" if more
+                                        else ""), header + (height if more else len(rows)) + 1)
     out = []
     for y, r in enumerate(rows):
         line = header + y + 1
