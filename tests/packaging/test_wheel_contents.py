@@ -12,12 +12,6 @@ passed. The fresh environment gets no network either: it is created without pip 
 its own, so `pip install --no-deps --no-index` installs the wheel alone; the clone's
 editable install is not visible there (a path in a `.pth` file runs no `.pth` files),
 which the test checks by asking where `racecert` was imported from.
-
-The installed `racecert analyze` runs with numba's compiler off (`NUMBA_DISABLE_JIT=1`,
-the kernels run as the plain Python they are written in): the fresh environment has no
-compiled-kernel cache, and compiling every kernel cold costs about 16 CPU seconds, while
-what this test checks (the bundled track found by name, the figures, the entry point)
-is the same either way; the suite's other tests run the compiled kernels.
 """
 
 from __future__ import annotations
@@ -85,8 +79,8 @@ def _clean_env() -> dict[str, str]:
             if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV")}
 
 
-def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=cwd, env={**_clean_env(), **env}, capture_output=True,
+def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=cwd, env=_clean_env(), capture_output=True,
                           text=True, check=False, timeout=300)
 
 
@@ -121,7 +115,7 @@ def test_installed_wheel_runs_bundled_tracks_by_name(installed: Path, tmp_path: 
     assert rows["tiny_straight"][1:5] == ["10x3", "1", "grid", "stage"]
 
     analysed = _run([str(installed / "racecert"), "analyze", "tiny_straight", "--json"],
-                    tmp_path, NUMBA_DISABLE_JIT="1")
+                    tmp_path)
     assert analysed.returncode == 0, analysed.stderr
     data = json.loads(analysed.stdout)
     assert data["track"] == "Tiny straight" and data["m_star"] == 3
