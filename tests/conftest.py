@@ -12,13 +12,21 @@ Signals: a shell that starts the suite as a background job (no job control) hand
 SIGINT ignored, which every child inherits; the Ctrl-C tests (CLI, batch, studio) need
 the disposition a terminal gives, so the suite restores Python's handler (children then
 start with the default and install their own).
+
+Shared work: `circuit_certificate` certifies the documented circuit once for the whole
+session (two test modules in two folders read it); `browser` is one chromium for every
+browser test of the session.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import io
 import os
 import shutil
 import signal
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -32,6 +40,34 @@ settings.register_profile("thorough", parent=settings.get_profile("explore"),
                           max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "racecert"))
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclasses.dataclass(frozen=True)
+class CircuitCertificate:
+    """What `racecert certify tracks/tiny_circuit_nocont.toml -o DIR/cert.json` gave."""
+
+    folder: Path
+    """DIR: cert.json and its proofs (a test that damages them works on a copy)."""
+    code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture(scope="session")
+def circuit_certificate(tmp_path_factory: pytest.TempPathFactory) -> CircuitCertificate:
+    """docs/certificate.md's full certificate, made once for the session (in-process, from
+    the repository root, as the page shows the command): the page's test and the proof
+    files' tests (tests/cli/test_certify_proofs.py) read the same run."""
+    from racecert.cli import main
+
+    folder = tmp_path_factory.mktemp("circuit-certificate")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        code = main(["certify", "tracks/tiny_circuit_nocont.toml", "-o",
+                     str(folder / "cert.json")])
+    return CircuitCertificate(folder, code, out.getvalue(), err.getvalue())
 
 @pytest.fixture(scope="session")
 def browser():

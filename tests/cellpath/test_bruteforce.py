@@ -9,6 +9,7 @@ counts, and the least and greatest lengths with their ties.
 from __future__ import annotations
 
 import random
+from functools import cache
 
 import pytest
 
@@ -56,10 +57,16 @@ def _extreme(b: Brute, least: bool) -> tuple[frozenset, int]:
 SEEDS = range(60)
 
 
+@cache
+def map_and_brute(seed: int) -> tuple[CellPathTrack, Brute]:
+    """The seed's map and its brute force (once per seed for the three tests below)."""
+    t = random_map(seed)
+    return t, brute(list(t.rows), list(t.starts), t.max_acceleration, t.speed_cap)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_oracle_matches_the_brute_force(seed: int) -> None:
-    t = random_map(seed)
-    b = brute(list(t.rows), list(t.starts), t.max_acceleration, t.speed_cap)
+    t, b = map_and_brute(seed)
     a = analyze_lattice(t, best_start=True)
     assert a.bfs.m_star == b.m_star
     if b.m_star is None:
@@ -77,8 +84,7 @@ def test_the_oracle_matches_the_brute_force(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_independent_search_matches_the_brute_force(seed: int) -> None:
-    t = random_map(seed)
-    b = brute(list(t.rows), list(t.starts), t.max_acceleration, t.speed_cap)
+    t, b = map_and_brute(seed)
     r = count_trajectories(t, list(t.starts))
     assert r.complete
     assert r.m_star == b.m_star
@@ -92,9 +98,8 @@ def test_the_independent_search_matches_the_brute_force(seed: int) -> None:
 
 def test_the_random_maps_exercise_every_case() -> None:
     """The seeds cover unreachable and reachable maps, several starts, A = 2 and caps."""
-    maps = [random_map(s) for s in SEEDS]
-    found = [brute(list(t.rows), list(t.starts), t.max_acceleration, t.speed_cap)
-             for t in maps]
+    maps = [map_and_brute(s)[0] for s in SEEDS]
+    found = [map_and_brute(s)[1] for s in SEEDS]
     assert any(b.m_star is None for b in found)
     assert sum(b.m_star is not None and b.m_star >= 3 for b in found) >= 10
     assert any(len(t.starts) > 1 and b.m_star for t, b in zip(maps, found, strict=True))

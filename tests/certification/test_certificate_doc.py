@@ -1,5 +1,6 @@
 """The full certificate shown in docs/certificate.md is what `racecert certify` prints
-(run in-process: what is tested is the output, not the process's start-up)."""
+(run in-process: what is tested is the output, not the process's start-up; the run is the
+session's `circuit_certificate`, which tests/cli/test_certify_proofs.py reads too)."""
 
 from __future__ import annotations
 
@@ -9,22 +10,20 @@ from pathlib import Path
 import pytest
 
 from racecert.cli import main
+from tests.conftest import CircuitCertificate
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_documented_certificate_is_reproduced(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch,
+def test_the_documented_certificate_is_reproduced(circuit_certificate: CircuitCertificate,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     doc = (ROOT / "docs" / "certificate.md").read_text()
     block = re.search(r"## A full certificate.*?```\n(.*?)```", doc, re.S)
     assert block is not None
     shown = block.group(1).strip().splitlines()
-    out = tmp_path / "out" / "cert.json"
-    out.parent.mkdir()
-    monkeypatch.chdir(ROOT)
-    code = main(["certify", "tracks/tiny_circuit_nocont.toml", "-o", str(out)])
-    stdout, stderr = capsys.readouterr()
+    out = circuit_certificate.folder / "cert.json"
+    code, stdout, stderr = (circuit_certificate.code, circuit_certificate.stdout,
+                            circuit_certificate.stderr)
     assert code == 0, stderr
     printed = stdout.split("\n\nchecks:")[0].strip().splitlines()
     assert printed == shown

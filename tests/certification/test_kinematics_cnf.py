@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from functools import cache
 from pathlib import Path
 
 import pytest
 from pysat.solvers import Solver
 
 from benchmarks.generate import open_area, serpentine
-from racecert.api import analyze
+from racecert.api import Analysis, analyze
 from racecert.certification.context import CertifyContext, MethodKind, Verdict
 from racecert.certification.kinematics_checks import (
     SAT_FIGURE,
@@ -100,6 +101,16 @@ def _assumptions(cnf, positions: tuple[tuple[int, int], ...]) -> list[int]:
     return lits
 
 
+@cache
+def _analysis_and_cuts(name: str) -> tuple[Analysis, Geometry, tuple]:
+    """The analysis, the geometry and CP-SAT's cuts at T = m* - 1 of SMALL[name] (once for
+    both horizons of the soundness test)."""
+    track = SMALL[name]
+    a = analyze(track)
+    g = Geometry(track)
+    return a, g, refine(track, a.bfs.m_star - 1, geometry=g).cuts
+
+
 @pytest.mark.parametrize("name", ["bends", "ring", "candelabro", "apertura",
                                   "tiny_circuit_nocont"])
 @pytest.mark.parametrize("extra", [0, 2])
@@ -108,10 +119,7 @@ def test_every_valid_trajectory_satisfies_the_cnf(name: str, extra: int) -> None
     oracle) satisfy the CNF at their own length and two moves beyond (the steps after an
     arrival are free), with the cuts CP-SAT found."""
     track = SMALL[name]
-    a = analyze(track)
-    m = a.bfs.m_star
-    g = Geometry(track)
-    cuts = refine(track, m - 1, geometry=g).cuts
+    a, g, cuts = _analysis_and_cuts(name)
     trajectories = {a.yellow.positions, a.representatives.green.trajectory.positions,
                     a.representatives.blue.trajectory.positions}
     for positions in trajectories:
@@ -137,8 +145,10 @@ def test_a_flipped_goal_clause_or_a_cut_proof_is_rejected() -> None:
 
 
 def test_the_size_budget_skips_before_building() -> None:
-    big = parse_track(open_area(600, 300, 560).encode(), "open600.toml")
-    model = KinematicsModel.of(big, 40)
+    """An open 200 x 200 area at 100 moves: about 8 million clauses (an open 600 x 600 at
+    40 moves, about 4 million, took seconds to set up for the same refusal)."""
+    big = parse_track(open_area(200, 100, 160).encode(), "open200.toml")
+    model = KinematicsModel.of(big, 100)
     assert estimated_clauses(model) > MAX_CLAUSES
     with pytest.raises(SizeBudgetExceeded, match="kinematics CNF holds .* clauses"):
         solve_cnf(model)

@@ -163,7 +163,19 @@ def test_a_dropped_move_in_the_continuation_decider_disagrees(
     assert (m_cont.verdict, m_cont.bfs_value, m_cont.method_value) == ("disagree", 18, None)
 
 
-def test_a_wrong_continuable_count_disagrees() -> None:
+def test_a_wrong_continuable_count_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the oracle's figures are corrupted, so the independent side's SAT decisions
+    (the same track, final states and phase each time) are made once and reused."""
+    real = sat_continuity_checks.decide_continuations
+    decided: dict[tuple, object] = {}
+
+    def once(track, sources, phase, **kwargs):  # type: ignore[no-untyped-def]
+        key = (id(track), tuple(sources), phase)
+        if key not in decided:
+            decided[key] = real(track, sources, phase, **kwargs)
+        return decided[key]
+
+    monkeypatch.setattr(sat_continuity_checks, "decide_continuations", once)
     ctx = _ctx("tiny_circuit_race_vs_editor.toml")
     ok = check_sat_continuity(ctx)
     assert [r.verdict for r in ok] == ["agree", "agree"]
@@ -174,6 +186,7 @@ def test_a_wrong_continuable_count_disagrees() -> None:
     c = ctx.analysis.continuity  # type: ignore[union-attr]
     r = check_sat_continuity(_with_continuity(ctx, editor=tuple(not e for e in c.editor)))
     assert r[1].verdict == "disagree" and "oracle" in r[1].reason
+    assert len(decided) == 1
 
 
 def test_a_dropped_move_in_the_sat_successors_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,7 @@ another process holds are one line each, and the file is left as it was."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from racecert.batch.report import report_cells, table_text
 from racecert.batch.store import ResultRow, ResultStore
 from racecert.batch.task import TrackOutcome
 from racecert.certification.certificate import certify
+from racecert.cli import batch as cli_batch
 from racecert.cli import main
 from racecert.cli.batch import exit_status
 from racecert.model.parse import load_track
@@ -242,8 +244,11 @@ def _stop_after(proc: subprocess.Popen, finished: int, sig: int) -> str:
 
 
 def test_ctrl_c_and_kill_lose_nothing_and_the_rerun_completes(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Ctrl-C and SIGKILL stop real processes; the rerun that completes runs in-process."""
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C and SIGKILL stop real processes; the rerun that completes runs in-process,
+    its local cluster's workers threads of this process (what is checked is what the
+    database holds, not the workers: no worker processes to start)."""
     tracks, db = tmp_path / "tracks", tmp_path / "r.duckdb"
     write_tracks(tracks, 10, seed=8, size=(20, 16))
 
@@ -267,6 +272,9 @@ def test_ctrl_c_and_kill_lose_nothing_and_the_rerun_completes(
     after_kill, distinct = _rows(db)
     assert after_kill == distinct and count + 2 <= after_kill
 
+    real_cluster = cli_batch._cluster
+    monkeypatch.setattr(cli_batch, "_cluster",
+                        lambda args: dataclasses.replace(real_cluster(args), processes=False))
     code = main(["batch", str(tracks), "--db", str(db), "--workers", "1"])
     done = capsys.readouterr()
     assert code == 0, done.err

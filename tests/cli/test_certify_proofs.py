@@ -19,10 +19,10 @@ import pytest
 from racecert.certification.proof_files import NOT_WRITTEN, ProofPair, named_proofs
 from racecert.cli import certify as certify_cli
 from racecert.cli import main
+from tests.conftest import CircuitCertificate
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "tracks" / "tiny_straight.toml"
-CIRCUIT = ROOT / "tracks" / "tiny_circuit_nocont.toml"
 
 
 def two_row_variant(folder: Path) -> Path:
@@ -66,11 +66,11 @@ def folder(straights: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def circuit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The documented circuit's certificate: proofs with lemmas (non-empty files)."""
-    folder = tmp_path_factory.mktemp("circuit")
-    assert main(["certify", str(CIRCUIT), "-o", str(folder / "c.json")]) == 0
-    return folder
+def circuit(circuit_certificate: CircuitCertificate) -> Path:
+    """The documented circuit's certificate (cert.json): proofs with lemmas (non-empty files).
+    The session's run (tests/conftest.py), which the tests here copy before damaging."""
+    assert circuit_certificate.code == 0, circuit_certificate.stderr
+    return circuit_certificate.folder
 
 
 def test_same_name_and_m_star_keep_separate_proofs(folder: Path,
@@ -171,27 +171,27 @@ def test_proof_that_does_not_refute_its_formula_is_caught(
 def test_one_corrupted_byte_in_a_proof_is_caught(circuit: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     folder = Path(shutil.copytree(circuit, tmp_path / "d"))
-    pair = max(pairs(folder / "c.json"), key=lambda p: (folder / p.proof).stat().st_size)
+    pair = max(pairs(folder / "cert.json"), key=lambda p: (folder / p.proof).stat().st_size)
     data = bytearray((folder / pair.proof).read_bytes())
     assert data  # a proof with lemmas
     data[len(data) // 2] ^= 0x01
     (folder / pair.proof).write_bytes(bytes(data))
-    code, out, _ = verify(folder / "c.json", capsys)
+    code, out, _ = verify(folder / "cert.json", capsys)
     assert code == 1 and len(out) == 2 and out[0].startswith(f"{folder / pair.proof}: SHA-256 ")
 
 
 def test_proof_copied_over_another_is_caught(circuit: Path, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     folder = Path(shutil.copytree(circuit, tmp_path / "d"))
-    assert verify(folder / "c.json", capsys)[0] == 0
-    found = pairs(folder / "c.json")
+    assert verify(folder / "cert.json", capsys)[0] == 0
+    found = pairs(folder / "cert.json")
     assert len(found) == 9  # the three lower bounds of m* and six continuity refutations
     by_content = {}
     for p in found:
         by_content.setdefault(p.proof_sha256, p)
     first, other = list(by_content.values())[:2]
     shutil.copyfile(folder / other.proof, folder / first.proof)
-    code, out, _ = verify(folder / "c.json", capsys)
+    code, out, _ = verify(folder / "cert.json", capsys)
     assert code == 1 and out[:-1] == [
         f"{folder / first.proof}: SHA-256 {other.proof_sha256[:16]}... differs from the "
         f"certificate's {first.proof_sha256[:16]}... (changed or replaced)"]
