@@ -8,7 +8,12 @@ an exception it raises there is not always the exception the run sees:
   object cache, finalizers); an exception raised inside such a callback is printed as
   "Exception ignored" and dropped, or leaves the compiler half done (a `RuntimeError`
   "no compiled object yet" later, or a crash);
-- an exception raised inside a `__del__` method is dropped the same way.
+- an exception raised inside a `__del__` method is dropped the same way, and so is one
+  raised inside a weak reference's callback, which the interpreter runs wherever the
+  garbage collector happens to free the referent: the import system's module-lock
+  callback (`_get_module_lock`'s `cb`, run as an import finishes) and
+  `weakref.finalize` callbacks (seen: a `--timeout` stop printed as "Exception ignored
+  in: <function _get_module_lock.<locals>.cb>", and the run went on to exit 0).
 
 The limits' handler (`racecert.cli.limits.Watchdog`) asks this module first and, where
 the stop would be lost, waits for the watchdog's next signal, a few hundredths of a
@@ -31,6 +36,10 @@ from types import FrameType
 FRAGILE_PACKAGES = ("numba", "llvmlite")
 """Packages whose Python code runs inside native callbacks that drop exceptions."""
 
+CALLBACKS = {("<frozen importlib._bootstrap>", "cb"), ("weakref.py", "__call__")}
+"""(file name, function) of weak-reference callbacks the garbage collector may run at
+any point (the file name's last component, or the frozen module's name)."""
+
 
 def _fragile_folders() -> tuple[str, ...]:
     """The folders of the fragile packages that are imported (code of a package that is
@@ -46,11 +55,15 @@ def _fragile_folders() -> tuple[str, ...]:
 
 def interrupt_would_be_lost(frame: FrameType | None) -> bool:
     """Whether an exception raised in `frame` could be dropped before it reaches the run:
-    some frame of the stack is code of numba or llvmlite, or a `__del__` method."""
+    some frame of the stack is code of numba or llvmlite, a `__del__` method, or a weak
+    reference's callback (`CALLBACKS`)."""
     folders = _fragile_folders()
     while frame is not None:
         code = frame.f_code
         if code.co_name == "__del__" or (folders and code.co_filename.startswith(folders)):
+            return True
+        if (os.path.basename(code.co_filename), code.co_name) in CALLBACKS \
+                or (code.co_filename, code.co_name) in CALLBACKS:
             return True
         frame = frame.f_back
     return False

@@ -48,6 +48,27 @@ def test_a_finalizer_below_on_the_stack_cannot() -> None:
     assert seen == [True]
 
 
+def test_a_weak_reference_callback_cannot() -> None:
+    """The import system's module-lock callback (where a stop was once dropped, and the
+    run exited 0) and a `weakref.finalize` callback, both run by the garbage collector."""
+    import weakref
+
+    space: dict[str, object] = {}
+    exec(compile("import sys\ndef cb():\n    return sys._getframe()\n",
+                 "<frozen importlib._bootstrap>", "exec"), space)
+    assert interrupt_would_be_lost(space["cb"]())  # type: ignore[operator]
+    seen: list[bool] = []
+
+    class Referent:
+        pass
+
+    r = Referent()
+    weakref.finalize(r, lambda: seen.append(interrupt_would_be_lost(sys._getframe())))
+    del r
+    assert seen == [True]
+    assert not interrupt_would_be_lost(frame_in("<frozen importlib._bootstrap>"))
+
+
 def test_the_stop_waits_until_the_compiler_has_returned() -> None:
     """The timeout falls while fragile code runs (a `__del__` here, as in llvmlite's
     finalizers): nothing is raised there; the watchdog's next signal, once that code has
