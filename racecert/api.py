@@ -169,15 +169,12 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
     15
     """
     loaded = load_track(track)
-    if profile_of(loaded).multi_start:
+    if _start_list(loaded, best_start):
         if mode != "exact":
             raise ValueError(f"{profile_of(loaded).title}: only the exact key exists "
                              f"(mode {mode!r})")
         return analyze_lattice(loaded, best_start, progress=progress,  # type: ignore[arg-type]
                                rules=rules, budget=budget)  # type: ignore[arg-type]
-    if best_start:
-        raise ValueError("best_start: a grid track has one car (lattice and cell-path "
-                         "tracks only)")
     return _analyze(loaded, mode, progress=progress, step=step, rules=rules,  # type: ignore
                     budget=budget, yellow_progress=yellow_progress)
 
@@ -251,14 +248,22 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
         "out_dir": None if out_dir is None else Path(out_dir)}
     limits = {k: v for k, v in given.items() if v is not None}
     loaded = load_track(track)
-    if profile_of(loaded).multi_start:
+    if _start_list(loaded, best_start):
         return _certify_lattice(loaded, limits, step, budget, best_start,
                                 grid_only={"progress": progress, "work": work})
+    return _certify(loaded, step=step, progress=progress, work=work,  # type: ignore[arg-type]
+                    budget=budget, **limits)
+
+
+def _start_list(track: AnyTrack, best_start: bool) -> bool:
+    """Whether `track`'s profile lists start positions (the lattice pipeline runs it);
+    `best_start` on a grid track is a `ValueError`."""
+    if profile_of(track).multi_start:
+        return True
     if best_start:
         raise ValueError("best_start: a grid track has one car (lattice and cell-path "
                          "tracks only)")
-    return _certify(loaded, step=step, progress=progress, work=work,  # type: ignore[arg-type]
-                    budget=budget, **limits)
+    return False
 
 
 _LATTICE_LIMITS = ("cpsat_budget", "workers", "max_states", "geometry_max_states")

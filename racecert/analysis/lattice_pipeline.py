@@ -25,6 +25,7 @@ import numpy as np
 
 from racecert.analysis.representatives import Extreme, RepresentativeDP, Representatives
 from racecert.model.budget import StateBudget
+from racecert.model.cellpath.track import CellPathTrack
 from racecert.model.lattice_rules import LatticeLimitError, LatticeRules
 from racecert.model.lattice_track import LatticeTrack, Point
 from racecert.model.profiles import acceleration_set_name, profile_of
@@ -100,7 +101,7 @@ class LatticeAnalysis:
             "sha256": t.sha256,
             "rules": profile_of(t).name,
             "accelerations": acceleration_set_name(t),
-            "speed_cap": getattr(t, "speed_cap", None),  # a cell-path track's, or none
+            "speed_cap": t.speed_cap if isinstance(t, CellPathTrack) else None,
             "mode": self.mode,
             "best_start": self.best_start,
             "starts_considered": [list(t.to_file(p)) for p in self.considered],

@@ -206,10 +206,11 @@ class _Pass:
             i = int(self.pred[t][i])
         accs.reverse()
         traj = Trajectory.replay(start, tuple(_acceleration(k) for k in accs), velocity)
-        px, py = traj.positions[-2]  # in the caller's frame (a lattice track's file's)
-        end = (px + int(dx[r_best]), py + int(dy[r_best]))
-        if traj.positions[-1] != end:  # a cell-path run that stopped on its goal cell
-            traj = Trajectory((*traj.positions[:-1], end), traj.accelerations)
+        # the last point is where the run ended (p + v', or a cell-path goal cell), in the
+        # caller's frame (a lattice track's file's): the one before it plus the displacement
+        px, py = traj.positions[-2]
+        traj = Trajectory((*traj.positions[:-1], (px + int(dx[r_best]), py + int(dy[r_best]))),
+                          traj.accelerations)
         return Extreme(self.forms.value(*ext), int(ties), traj)
 
 

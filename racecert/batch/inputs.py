@@ -4,7 +4,8 @@ A file is taken as given (any name); a folder contributes every `*.toml` file an
 every `*.track` map (the cell-path profile) below it (recursively, hidden files and
 folders left out); anything else is a glob pattern (`**` spans folders). Each file
 appears once, in the order given (a folder's and a pattern's files sorted by path).
-Something that names no file is bad input: a `TrackError` whose one-line message names the argument.
+Something that names no file is bad input: a `TrackError` whose one-line message names
+the argument.
 """
 
 from __future__ import annotations

@@ -193,10 +193,7 @@ class Judged:
 
     results: tuple[CheckResult, ...]
     track: Any
-
-    @property
-    def figures(self) -> tuple[FigureVerdict, ...]:  # pragma: no cover - every subclass
-        raise NotImplementedError
+    figures: tuple[FigureVerdict, ...]  # each certificate class judges its own
 
     @property
     def other_checks(self) -> tuple[CheckResult, ...]:

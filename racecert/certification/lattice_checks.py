@@ -259,9 +259,10 @@ def search_figures(track: LatticeTrack, a: LatticeAnalysis, b: BfsResult, r: Sea
     ]
     for name, ext, mine in (("green", a.green, r.shortest), ("blue", a.blue, r.longest)):
         if ext is None or mine is None:  # both reach: each side must have the extreme
+            who = "neither side" if ext is None and mine is None else "only one side"
             out += [res(f"{name}_{part}", None if ext is None else "present",
                         None if mine is None else "present", False,
-                        f"only one side found a {name} trajectory") for part in ("length", "ties")]
+                        f"{who} found a {name} trajectory") for part in ("length", "ties")]
             continue
         ours_text = str(ext.length)
         theirs_text = str(RadicalSum.from_terms(mine[0].items()))

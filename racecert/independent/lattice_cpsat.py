@@ -32,7 +32,7 @@ from ortools.sat.python import cp_model
 
 from racecert.independent.interrupt import cpsat_solve
 from racecert.independent.lattice_geometry import LatticeGeometry
-from racecert.independent.race_rules import ACCELS, lattice_accels
+from racecert.independent.race_rules import ACCELS, LATTICE_ACCELS, lattice_accels
 from racecert.model.lattice_track import LatticeTrack, Point
 
 Arrival = Literal["exact", "within"]
@@ -105,8 +105,7 @@ def taxicab_only(track: LatticeTrack) -> bool:
     Neumann) rather than the whole box (Moore): the two sets the model encodes, checked
     against the set itself so that another set is an error, not a wrong model."""
     accels = set(lattice_accels(track.accelerations))
-    box = set(ACCELS)
-    cut = {a for a in box if abs(a[0]) + abs(a[1]) <= 1}
+    box, cut = set(ACCELS), set(LATTICE_ACCELS["von-neumann"])
     if accels not in (box, cut):
         raise ValueError(f"the CP-SAT model encodes the Moore and von Neumann sets only, "
                          f"not {sorted(accels)}")

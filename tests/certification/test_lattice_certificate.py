@@ -7,7 +7,6 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
@@ -25,7 +24,7 @@ from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
-from racecert.model.rules import Expansion, StateArrays
+from tests.corruptions import dropping_a_move
 
 ROOT = Path(__file__).resolve().parents[2]
 RIDDLER = ROOT / "tracks" / "lattice" / "riddler.toml"
@@ -121,13 +120,7 @@ def test_the_search_disagrees_with_wrong_figures(small: LatticeTrack) -> None:
     assert verdicts["optimal_starts"] == "disagree"
 
 
-class _DropsAMove(LatticeRules):
-    """An expand that forgets the last valid successor of every batch (a corrupted rule)."""
-
-    def expand(self, batch: StateArrays) -> Expansion:
-        e = super().expand(batch)
-        keep = np.arange(max(len(e.src) - 1, 0))
-        return Expansion(e.src[keep], e.succ.take(keep), e.arrive_src, e.arrive_state)
+_DropsAMove = dropping_a_move(LatticeRules)
 
 
 def test_the_geometry_check_catches_a_corrupted_expand(
