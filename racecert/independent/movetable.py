@@ -80,7 +80,12 @@ def _line_hits(line: Line, xs: np.ndarray, ys: np.ndarray, vx: int, vy: int,
     if vf == 0 or len(xs) == 0:
         return hit, cell, []
     ts: list[Fraction | None] = []
-    for f in distinct_sorted(fixed).tolist():
+    # t = (k + 1/2 - f) / vf lies in [0, 1] iff 2 (k - f) + 1 lies between 0 and 2 vf: an
+    # integer test first, so the exact t is computed only for the few values that cross
+    fs = distinct_sorted(fixed)
+    num = 2 * (line.k - fs) + 1
+    fs = fs[(num >= 0) & (num <= 2 * vf) if vf > 0 else (num <= 0) & (num >= 2 * vf)]
+    for f in fs.tolist():
         t = (line.k + HALF - f) / vf
         if not 0 <= t <= 1:
             continue
@@ -152,6 +157,25 @@ def _moves_for(track: Track, surf: np.ndarray, endable: np.ndarray, px: np.ndarr
                py: np.ndarray, vx: int, vy: int, l0: int) -> np.ndarray | None:
     """Rows for displacement (vx, vy) from positions (px, py) starting in layer l0."""
     cells = touched_cells(vx, vy)
+    if not surf[1].any():  # one layer: no switch, every touched cell judged at once
+        dxs = np.array([c[0] for c in cells], dtype=np.int64)[:, None]
+        dys = np.array([c[1] for c in cells], dtype=np.int64)[:, None]
+        ok = (surf[0, py + dys, px + dxs] != _OFF).all(axis=0)
+        if not ok.any():
+            return None
+        layer_at = np.zeros((len(cells), len(px)), dtype=np.int64)
+        cur = layer_at[0]
+    else:
+        layer_at, cur, ok = _layers_along(surf, px, py, cells, l0)
+        if layer_at is None:
+            return None
+    return _rows(track, endable, px, py, vx, vy, l0, cells, layer_at, cur, ok)
+
+
+def _layers_along(surf: np.ndarray, px: np.ndarray, py: np.ndarray, cells: list,
+                  l0: int) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Two layers: the layer of every touched cell, cell by cell (a ramp lets the next
+    cell switch), and which moves stay on drivable cells; (None, ...) when none does."""
     n = len(px)
     cur = np.full(n, l0, dtype=np.int64)
     ok = np.ones(n, dtype=bool)
@@ -166,8 +190,17 @@ def _moves_for(track: Track, surf: np.ndarray, endable: np.ndarray, px: np.ndarr
         layer_at[i] = cur
         prev_ramp = surf[0, cy, cx] == _RAMP
         if not ok.any():
-            return None
-    ok &= endable[cur, py + vy, px + vx]
+            return None, cur, ok
+    return layer_at, cur, ok
+
+
+def _rows(track: Track, endable: np.ndarray, px: np.ndarray, py: np.ndarray, vx: int,
+          vy: int, l0: int, cells: list, layer_at: np.ndarray, cur: np.ndarray,
+          ok: np.ndarray) -> np.ndarray | None:
+    """The table rows of the moves that stay on drivable cells (`ok`): end cell endable,
+    line crossings with their layers and directions, start-before-finish."""
+    n = len(px)
+    ok = ok & endable[cur, py + vy, px + vx]
     entries = [c[2] for c in cells]
     flags = {}
     t_of: dict[str, tuple[np.ndarray, np.ndarray]] = {}
