@@ -39,12 +39,13 @@ METHOD = ("SAT (glucose4) on the displacement relaxation (|x_t - x_{t-1}| <= t p
           "end cells, line crossings) as a threshold-encoded CNF + DRUP check")
 
 
-def _work(*solves: DisplacementSolve) -> str:
-    last = solves[-1]
-    return (f"{len(solves)} solve{'s' if len(solves) > 1 else ''}, "
-            f"{sum(s.conflicts for s in solves):,} conflicts; CNF {last.nvars:,} vars, "
-            f"{last.clauses:,} clauses; proof {last.proof_lines:,} lines, "
-            f"{last.proof_bytes:,} bytes")
+def _work(below: DisplacementSolve, at: DisplacementSolve | None = None) -> str:
+    """Solves and conflicts, and the sizes of the CNF and proof at T = m* - 1."""
+    solves = (below,) if at is None else (below, at)
+    return (f"{len(solves)} solve{'s' if at else ''}, "
+            f"{sum(s.conflicts for s in solves):,} conflicts; CNF at T = m* - 1 "
+            f"{below.nvars:,} vars, {below.clauses:,} clauses; proof {below.proof_lines:,} "
+            f"lines, {below.proof_bytes:,} bytes")
 
 
 def check_m_star_displacement(ctx: CertifyContext,
