@@ -42,7 +42,10 @@ read, plus the two ends of the interval that the caps alone let x_t reach from x
 size. The refutation (unit propagation: on a corridor the bound x_t < x_0 + 1 + c_1 +
 ... + c_t carried from move to move, then every arrival literal refuted) is the solver's
 and is checked by `racecert.independent.drup.check_drup`; the encoder never states that
-the finish is out of reach.
+the finish is out of reach. What the encoder does choose is where to look: with the
+interval ends among the thresholds, unit propagation carries the bound without rounding;
+a worse choice (or a wrong sum) only rounds clauses outwards, so the CNF may then fail
+to refute, never refute wrongly.
 
 The bundled straight (m* = 3): 1 + 2 = 3 cells in two moves do not reach the finish.
 
