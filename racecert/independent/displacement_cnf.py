@@ -11,7 +11,7 @@ per move t and axis only the *displacement* is bounded,
 (0 on the opening's straight axis), which every valid trajectory satisfies: the car
 starts at rest and each move changes each velocity component by at most 1, so the t-th
 move's displacement v_t has |v_t| <= t (the same caps as the kinematics CNF's velocity
-domains, `kinematics_cnf._velocity_cap`). Velocity continuity is dropped: a relaxation
+domains, `kinematics_cnf.velocity_cap`). Velocity continuity is dropped: a relaxation
 (the speed-capped relaxation that `racecert.independent.onehot` uses for its cells), so
 "no arrival within T moves" of this CNF is a lower bound. It is tight where the optimal
 trajectory accelerates all the way to the finish (a straight corridor: m* moves cover at
@@ -29,7 +29,7 @@ finish stays representable at every move), order-encoded at a set of thresholds
   never whether what it says is true;
 - the end cell (x_t, y_t) in one of the rectangles of cells where a move may end
   (`KinematicsModel.end_rects`, from the independent geometry);
-- the start and finish crossings as in the kinematics CNF (`kinematics_cnf._crossing`:
+- the start and finish crossings as in the kinematics CNF (`kinematics_cnf.crossing`:
   the fixed coordinate passes the line the legal way, the bounding box meets its span),
   an arrival only once the start was crossed, and the goal "arrived by move T";
 
@@ -69,12 +69,12 @@ from racecert.independent.drup import check_drup
 from racecert.independent.interrupt import pysat_interrupts, pysat_solve_limited
 from racecert.independent.kinematics import KinematicsModel
 from racecert.independent.kinematics_cnf import (
+    Cnf,
     Lit,
-    _Cnf,
-    _crossing,
-    _inside,
-    _neg,
-    _velocity_cap,
+    crossing,
+    inside_rects,
+    neg,
+    velocity_cap,
 )
 from racecert.independent.sat import write_dimacs
 
@@ -115,7 +115,7 @@ class _Axis:
         return self.base + i
 
     def le(self, a: int) -> Lit:
-        return _neg(self.ge(a + 1))
+        return neg(self.ge(a + 1))
 
     def at_least_up(self, a: int) -> Lit:
         """[x >= a'] for the least threshold a' >= a (False past the last one): it implies
@@ -133,7 +133,7 @@ class _Axis:
         return True if i < 0 else self.base + i
 
 
-def _axis(cnf: _Cnf, lo: int, hi: int, cuts: set[int]) -> _Axis:
+def _axis(cnf: Cnf, lo: int, hi: int, cuts: set[int]) -> _Axis:
     """A fresh coordinate over [lo, hi] with the thresholds `cuts` (those in (lo, hi])
     and the ordering clauses [x >= b] -> [x >= a] of consecutive thresholds a < b."""
     kept = tuple(sorted(a for a in cuts if lo < a <= hi))
@@ -182,7 +182,7 @@ def estimated_clauses(m: KinematicsModel, resolution: Resolution = "intervals") 
     return m.horizon * (3 * cuts + per_move)
 
 
-def _displacement(cnf: _Cnf, g: Lit, old: _Axis, new: _Axis, cap: int) -> None:
+def _displacement(cnf: Cnf, g: Lit, old: _Axis, new: _Axis, cap: int) -> None:
     """While `g` is false: |new - old| <= cap, read at the thresholds: for each threshold
     a of `old`, x_{t-1} < a -> x_t < a' (a' >= a + cap, the least threshold of `new`
     there) and x_{t-1} >= a -> x_t >= a'' (a'' <= a - cap, the greatest); the ends of
@@ -190,8 +190,8 @@ def _displacement(cnf: _Cnf, g: Lit, old: _Axis, new: _Axis, cap: int) -> None:
     from the bound whatever the thresholds are: they only decide how much is said."""
     for a in (old.lo, *old.cuts, old.hi + 1):  # the domain's ends too: x_0 is a constant
         lit = old.ge(a)
-        cnf.add(g, lit, _neg(new.at_least_up(a + cap)))
-        cnf.add(g, _neg(lit), new.at_least_down(a - cap))
+        cnf.add(g, lit, neg(new.at_least_up(a + cap)))
+        cnf.add(g, neg(lit), new.at_least_down(a - cap))
 
 
 def encode(m: KinematicsModel, resolution: Resolution = "intervals") -> DisplacementCnf:
@@ -202,7 +202,7 @@ def encode(m: KinematicsModel, resolution: Resolution = "intervals") -> Displace
     if size > MAX_CLAUSES:
         raise SizeBudgetExceeded("the displacement CNF", size, MAX_CLAUSES, "clauses",
                                  note="thresholds x moves, three per threshold")
-    cnf = _Cnf()
+    cnf = Cnf()
     fixed = {"x": constraint_thresholds(m, "x"), "y": constraint_thresholds(m, "y")}
     extent = {"x": m.width, "y": m.height}
     ends = {"x": (m.initial[0], m.initial[0]), "y": (m.initial[1], m.initial[1])}
@@ -215,7 +215,7 @@ def encode(m: KinematicsModel, resolution: Resolution = "intervals") -> Displace
         g = done  # every clause of move t holds unless the car arrived before it
         new = {}
         for axis, old in (("x", x), ("y", y)):
-            cap = _velocity_cap(m, t, extent[axis], axis)
+            cap = velocity_cap(m, t, extent[axis], axis)
             lo, hi = ends[axis]
             ends[axis] = lo, hi = max(lo - cap, 0), min(hi + cap, extent[axis] - 1)
             cuts = (set(range(1, extent[axis])) if resolution == "grid"
@@ -223,14 +223,14 @@ def encode(m: KinematicsModel, resolution: Resolution = "intervals") -> Displace
             new[axis] = _axis(cnf, 0, extent[axis] - 1, cuts)
             _displacement(cnf, g, old, new[axis], cap)
         nx, ny = new["x"], new["y"]
-        _inside(cnf, g, nx, ny, m.end_rects)
+        inside_rects(cnf, g, nx, ny, m.end_rects)
         cross_s, arrive = cnf.var(), cnf.var()
-        _crossing(cnf, m.start, (x, y), (nx, ny), cross_s)
-        _crossing(cnf, m.finish, (x, y), (nx, ny), arrive)
+        crossing(cnf, m.start, (x, y), (nx, ny), cross_s)
+        crossing(cnf, m.finish, (x, y), (nx, ny), arrive)
         now_started = cnf.var()
         cnf.add(-now_started, started, cross_s)
-        cnf.add(-cross_s, _neg(g))
-        cnf.add(-arrive, _neg(g))
+        cnf.add(-cross_s, neg(g))
+        cnf.add(-arrive, neg(g))
         cnf.add(-arrive, now_started)
         now_done = cnf.var()
         cnf.add(-now_done, done, arrive)

@@ -132,8 +132,8 @@ def test_a_too_large_m_star_is_not_confirmed() -> None:
 def test_an_unsound_encoder_is_caught_at_m_star(monkeypatch: pytest.MonkeyPatch) -> None:
     """An encoder stating the speed cap one too small (wrong clauses: the t-th move may
     cover t cells) refutes T = m* as well: the check disagrees instead of confirming."""
-    real = dcnf._velocity_cap
-    monkeypatch.setattr(dcnf, "_velocity_cap", lambda *a: max(real(*a) - 1, 0))
+    real = dcnf.velocity_cap
+    monkeypatch.setattr(dcnf, "velocity_cap", lambda *a: max(real(*a) - 1, 0))
     [r] = check_m_star_displacement(ctx_of("corridor300"))
     assert r.verdict == Verdict.DISAGREE and "UNSAT too" in r.reason, r.reason
 
