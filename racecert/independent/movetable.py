@@ -326,14 +326,23 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
                      time.perf_counter() - t0)
 
 def closure_table(track: Track, starts: tuple[tuple[int, int, int, int, int], ...],
-                  what: str) -> MoveTable:
+                  what: str, reachable_at_least: int = 0) -> MoveTable:
     """`reachable_move_table`, cached per (track, starts): the checks of one run share it,
     and a closure over its budget is not rebuilt by the next check (the same
-    `TableBudget` is raised again)."""
+    `TableBudget` is raised again).
+
+    `reachable_at_least`: a number of distinct states (x, y, vx, vy, layer) already known
+    to be reachable from the starts (by valid moves, so the closure holds each of them);
+    past the budget the closure is refused at once instead of built until it passes it.
+    """
     key = (track, starts, what)
     hit = _CLOSURES.get(key)
     if hit is None:
         try:
+            if reachable_at_least > DEFAULT_CLOSURE_STATES:
+                raise TableBudget("the reachable-move closure", reachable_at_least,
+                                  DEFAULT_CLOSURE_STATES, "states", at_least=True,
+                                  note="counted from the states a search already reached")
             hit = reachable_move_table(track, starts, what)
         except TableBudget as e:
             hit = e
@@ -353,6 +362,8 @@ def clear_closure_cache() -> None:
     _CLOSURES.clear()
 
 
-def race_table(track: Track) -> MoveTable:
-    """Every move reachable from the car's initial state (the table of the race models)."""
-    return closure_table(track, (initial_state(track)[:5],), "the car's initial state")
+def race_table(track: Track, reachable_at_least: int = 0) -> MoveTable:
+    """Every move reachable from the car's initial state (the table of the race models);
+    `reachable_at_least` as in `closure_table`."""
+    return closure_table(track, (initial_state(track)[:5],), "the car's initial state",
+                         reachable_at_least)
