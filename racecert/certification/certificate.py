@@ -7,7 +7,9 @@ results per figure (`racecert.certification.figures.FIGURES`) into a
 `Certificate` whose `to_json()` is the schema of docs/certificate.md.
 
 Per figure the verdict is `disagree` when any check disagrees, `agree` when at
-least one agrees and none disagrees, `timeout` when a check ran out of its
+least one agrees and none disagrees (for m*, the agreeing checks must cover both sides:
+a lower bound alone, a refuted m* - 1, does not show that m* moves suffice, nor a
+replayed witness alone that fewer do not), `timeout` when a check ran out of its
 (deterministic) work budget and none agreed, `skipped` when a check was not run
 because of a size budget (and none agreed or timed out), `not-applicable` when the
 figure does not exist on this track (continuity on a stage...), and `unchecked`
@@ -49,7 +51,13 @@ from racecert.certification.context import (
     Verdict,
     WorkFn,
 )
-from racecert.certification.figures import FIGURE_NAMES, FIGURES, Value, canonical_figures
+from racecert.certification.figures import (
+    FIGURE_NAMES,
+    FIGURES,
+    Value,
+    bound_side,
+    canonical_figures,
+)
 from racecert.model.budget import StateBudget
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult, ProgressFn, layered_bfs
@@ -133,15 +141,32 @@ def judge_figure(name: str, value: Value, absent: str | None,
         return FigureVerdict(name, value, "disagree", "an independent check disagrees", checks)
     if absent is not None:
         return FigureVerdict(name, value, "not-applicable", absent, checks)
-    if Verdict.AGREE in verdicts:
+    half = _one_sided(checks)
+    if Verdict.AGREE in verdicts and half is None:
         return FigureVerdict(name, value, "agree", "confirmed independently", checks)
     for v in (Verdict.TIMEOUT, Verdict.SKIPPED):
         if v in verdicts:
             why = "; ".join(c.reason for c in checks
                             if c.verdict in (Verdict.TIMEOUT, Verdict.SKIPPED))
+            why = why if half is None else f"{half}; {why}"
             return FigureVerdict(name, value, v.value, why, checks)  # type: ignore[arg-type]
-    why = "; ".join(c.reason for c in checks) or "no independent method covers this figure"
+    why = half or "; ".join(c.reason for c in checks) or \
+        "no independent method covers this figure"
     return FigureVerdict(name, value, "unchecked", why, checks)
+
+
+def _one_sided(checks: tuple[CheckResult, ...]) -> str | None:
+    """Why the agreeing checks do not confirm the figure, when each of them establishes
+    only one side of it (every agreeing m* check a lower bound, or every one an upper
+    bound: `figures.bound_side`); None when some agreeing check covers each side, or
+    none agrees."""
+    sides = {bound_side(c.figure) for c in checks if c.verdict == Verdict.AGREE}
+    if not sides or None in sides or sides == {"lower", "upper"}:
+        return None
+    (side,) = sides
+    other = "upper" if side == "lower" else "lower"
+    names = ", ".join(sorted({c.figure for c in checks if c.verdict == Verdict.AGREE}))
+    return f"only the {side} bound is confirmed ({names}); nothing confirmed the {other} bound"
 
 
 def headline(status: Status, figures: tuple[FigureVerdict, ...],

@@ -128,6 +128,17 @@ _CHECK_NAMES = {
 }
 
 
+def bound_side(check_figure: str) -> str | None:
+    """Which side of a figure a check's label establishes: ``"lower"`` for an "m* lower
+    bound, ..." check (a refutation of m* - 1 moves proves m* >= the value, not that m*
+    moves suffice), ``"upper"`` for an "m* upper bound, ..." one (a replayed witness), and
+    None for a check of the whole figure."""
+    for side in ("lower", "upper"):
+        if check_figure.startswith(f"m* {side} bound"):
+            return side
+    return None
+
+
 def canonical_figures(check_figure: str) -> tuple[str, ...]:
     """The figures a check's `figure` label addresses (every m* bound addresses m_star;
     "green length and ties" addresses green_length and green_ties)."""

@@ -114,3 +114,32 @@ def test_confirmed_by_names_each_kind_that_agreed() -> None:
         "not covered by any solver model"
     for f in c.figures:
         assert set(f.confirmed_by) == {r.kind for r in f.checks if r.verdict == "agree"}
+
+
+def _m_result(figure: str, verdict: Verdict) -> CheckResult:
+    return CheckResult(figure, 24, "a method", 24 if verdict == Verdict.AGREE else None,
+                       verdict, "its reason", 0.0, kind=MethodKind.CHECKED_PROOF)
+
+
+def test_a_lower_bound_alone_does_not_confirm_m_star() -> None:
+    """Corruption of the judgement: a refuted m* - 1 (the displacement CNF, say) shows
+    m* >= 24, not that 24 moves suffice; with the checks of the whole figure out of
+    budget, m* is not confirmed and the reason names the missing side."""
+    lower = _m_result("m* lower bound, displacement CNF", Verdict.AGREE)
+    full = _m_result("m*", Verdict.TIMEOUT)
+    f = judge_figure("m_star", 24, None, (lower, full))
+    assert f.verdict == "timeout" and f.confirmed_by == ()
+    assert f.reason.startswith("only the lower bound is confirmed (m* lower bound, "
+                               "displacement CNF); nothing confirmed the upper bound; ")
+    f = judge_figure("m_star", 24, None, (_m_result("m* upper bound, one-hot CNF",
+                                                    Verdict.AGREE),))
+    assert f.verdict == "unchecked" and "nothing confirmed the lower bound" in f.reason
+
+
+def test_both_sides_or_a_whole_check_confirm_m_star() -> None:
+    lower = _m_result("m* lower bound, one-hot CNF", Verdict.AGREE)
+    upper = _m_result("m* upper bound, one-hot CNF", Verdict.AGREE)
+    assert judge_figure("m_star", 24, None, (lower, upper)).verdict == "agree"
+    whole = _m_result("m_star", Verdict.AGREE)
+    assert judge_figure("m_star", 24, None, (lower, whole)).verdict == "agree"
+    assert judge_figure("m_star", 24, None, (whole,)).verdict == "agree"
