@@ -82,10 +82,11 @@ MAX_CLAUSES = 3_000_000
 """Size budget: the clauses `encode` would write (`estimated_clauses`, before any is
 built). At resolution ``intervals`` a 5000 x 5 corridor with m* = 100 needs about
 5,000; at ``grid`` about 1.5 million."""
-DISPLACEMENT_CONFLICTS = 100_000
+DISPLACEMENT_CONFLICTS = 5_000
 """Conflicts one solve may use (a deterministic work budget). Where the relaxation is
 tight it is refuted by unit propagation (0 conflicts); where it is weak a model is
-found in a few conflicts."""
+found in a few conflicts. As the kinematics CNF's, it also bounds the proof that the
+pure-Python DRUP checker must replay (a proof grows with the conflicts)."""
 
 
 Resolution = Literal["intervals", "grid"]

@@ -157,7 +157,7 @@ def _moves_for(track: Track, surf: np.ndarray, endable: np.ndarray, px: np.ndarr
                py: np.ndarray, vx: int, vy: int, l0: int) -> np.ndarray | None:
     """Rows for displacement (vx, vy) from positions (px, py) starting in layer l0."""
     cells = touched_cells(vx, vy)
-    if not surf[1].any():  # one layer: no switch, every touched cell judged at once
+    if l0 == 0 and not surf[1].any():  # one layer: no switch, all cells judged at once
         dxs = np.array([c[0] for c in cells], dtype=np.int64)[:, None]
         dys = np.array([c[1] for c in cells], dtype=np.int64)[:, None]
         ok = (surf[0, py + dys, px + dxs] != _OFF).all(axis=0)

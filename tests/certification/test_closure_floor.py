@@ -96,3 +96,29 @@ def test_the_cpsat_check_is_skipped_from_the_floor(monkeypatch: pytest.MonkeyPat
         movetable.clear_closure_cache()
     assert r.verdict == Verdict.SKIPPED
     assert f"at least {floor:,} states" in r.reason and "counted from" in r.reason
+
+
+@pytest.mark.parametrize("name", ["tiny_circuit_race_vs_editor", "espiral", "arcenes"])
+def test_the_one_layer_rows_equal_the_cell_by_cell_walk(name: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_moves_for` judges every touched cell of a move at once on a one-layer track; the
+    same table with that path disabled (every move walked cell by cell, as on two-layer
+    tracks) is row for row the same."""
+    track = load_track(TRACKS / f"{name}.toml")
+    assert track.elevated is None
+    movetable.clear_closure_cache()
+    fast = race_table(track).rows
+
+    def walk_always(track, surf, endable, px, py, vx, vy, l0):  # type: ignore[no-untyped-def]
+        cells = movetable.touched_cells(vx, vy)
+        layer_at, cur, ok = movetable._layers_along(surf, px, py, cells, l0)
+        if layer_at is None:
+            return None
+        return movetable._rows(track, endable, px, py, vx, vy, l0, cells, layer_at, cur, ok)
+
+    monkeypatch.setattr(movetable, "_moves_for", walk_always)
+    movetable.clear_closure_cache()
+    try:
+        assert race_table(track).rows == fast
+    finally:
+        movetable.clear_closure_cache()

@@ -42,7 +42,7 @@ def with_m_star(ctx: CertifyContext, m: int) -> CertifyContext:
     return dataclasses.replace(ctx, exact=dataclasses.replace(ctx.exact, m_star=m))
 
 
-def test_the_check_is_in_certify_with_checked_proof_results() -> None:
+def test_the_check_is_listed_in_certify() -> None:
     assert any(c.run is check_m_star_displacement for c in CHECKS)
 
 
@@ -92,18 +92,23 @@ def _assumptions(cnf: dcnf.DisplacementCnf, positions: tuple[tuple[int, int], ..
     return lits
 
 
+OTHERS = {n: load_track(track_path(n)) for n in ("tiny_opening_shadow", "ocho")}
+
+
 @cache
 def _analysis(name: str) -> Analysis:
-    return analyze({**STRAIGHT, **BENT}[name])
+    return analyze({**STRAIGHT, **BENT, **OTHERS}[name])
 
 
 @pytest.mark.parametrize("name", ["corridor300", "caleidoscopio", "candelabro",
-                                  "tiny_circuit_nocont"])
+                                  "tiny_circuit_nocont", "mini_apertura",
+                                  "tiny_opening_shadow", "ocho"])
 @pytest.mark.parametrize("extra", [0, 2])
 def test_every_valid_trajectory_satisfies_the_cnf(name: str, extra: int) -> None:
     """Soundness: the yellow, green and blue trajectories (valid, by the oracle) satisfy
-    the CNF at their own length and two moves beyond, at both resolutions."""
-    track = {**STRAIGHT, **BENT}[name]
+    the CNF at their own length and two moves beyond, at both resolutions; opening rules
+    (mini_apertura, tiny_opening_shadow) and a bridge (ocho) included."""
+    track = {**STRAIGHT, **BENT, **OTHERS}[name]
     a = _analysis(name)
     for positions in {a.yellow.positions, a.representatives.green.trajectory.positions,
                       a.representatives.blue.trajectory.positions}:
@@ -180,3 +185,31 @@ def test_unreachable_or_one_move_is_not_applicable() -> None:
         [r] = check_m_star_displacement(with_m_star(ctx, m))
         assert r.verdict == Verdict.NOT_APPLICABLE, r.reason
 
+
+
+def test_a_lower_bound_stands_when_only_the_solve_at_m_star_is_over_its_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The solve at T = m* only guards against an impossible m*; when its CNF is over the
+    size budget the checked lower bound still agrees, and the reason says what was not
+    solved. A T = m* - 1 over the budget is `skipped`."""
+    import racecert.certification.displacement_checks as checks
+
+    real = checks.solve_displacement
+
+    def over_at_m_star(model: KinematicsModel, *args: object, **kwargs: object):
+        if model.horizon == ctx_of("corridor300").exact.m_star:
+            raise dcnf.SizeBudgetExceeded("the displacement CNF", 9, 8, "clauses")
+        return real(model, *args, **kwargs)
+
+    monkeypatch.setattr(checks, "solve_displacement", over_at_m_star)
+    [r] = check_m_star_displacement(ctx_of("corridor300"))
+    assert r.verdict == Verdict.AGREE, r.reason
+    assert "T = 24 not solved: the displacement CNF holds 9 clauses, over its size " \
+        "budget of 8 clauses" in r.reason
+
+    def over(model: KinematicsModel, *args: object, **kwargs: object):
+        raise dcnf.SizeBudgetExceeded("the displacement CNF", 9, 8, "clauses")
+
+    monkeypatch.setattr(checks, "solve_displacement", over)
+    [r] = check_m_star_displacement(ctx_of("corridor300"))
+    assert r.verdict == Verdict.SKIPPED
