@@ -19,7 +19,13 @@ caller (`racecert.oracle.yellow_search.Search`):
   interned irrational id: `intern`, `plus_root`) and orders two candidates by floats
   only where they are further apart than the error bound; closer ones are settled by the
   pair (same irrational id: the integer parts) or, for different ids, by an exact
-  comparison answered by the caller. Exact ties go to fewer moves.
+  comparison answered by the caller. Exact ties go to fewer moves. A move's exact form is
+  built only where the move may be taken (to a new state, or one whose distance floats
+  cannot show to be smaller): most moves are not, and each form costs a transition-table
+  lookup.
+
+Every mode drops the successors that provably cannot arrive (`doomed_one`: too fast to
+stay on the grid before they could arrive); no arriving trajectory passes them.
 
 The kernel never calls Python. What it cannot do alone it asks for and returns: the
 square-free decomposition of a move's n = vx² + vy² (`NEED`, rows of `req` with kind 0:
@@ -176,6 +182,46 @@ def moves_left_one(fin, x, y, vx, vy):
     return n
 
 
+@njit(cache=True, nogil=True, inline="always")
+def overrun_moves(p, v, lo, hi):
+    """The least k >= 1 such that, braking as hard as it can, a car at coordinate p with
+    velocity v along one axis ends its k-th move outside [lo, hi]; 0 if it can stay.
+
+    Each move changes v by at most 1 and then adds it to p, so after k moves the car is at
+    least k·v - k(k+1)/2 further along v's direction (while that still grows: k < |v|); the
+    most it must still travel before it can turn is |v|(|v| - 1)/2.
+    """
+    if v > 0:
+        room, sp = hi - p, v
+    elif v < 0:
+        room, sp = p - lo, -v
+    else:
+        return np.int64(0)
+    if sp * (sp - 1) // 2 <= room:
+        return np.int64(0)
+    k = np.int64(1)
+    went = sp - 1
+    while went <= room:
+        k += 1
+        went += sp - k
+    return k
+
+
+@njit(cache=True, nogil=True, inline="always")
+def doomed_one(fin, box, x, y, vx, vy):
+    """Whether the state provably cannot arrive: braking as hard as it can, the car ends
+    its k-th move outside `box` (`overrun_moves`, either axis), where no move may end (every
+    move ends on an endable cell, the arriving one too), and it needs at least k moves to
+    arrive (`moves_left_one`), so it must end a move out there before it can arrive.
+    Dropping such a state changes no arriving trajectory (sound for every search mode)."""
+    kx = overrun_moves(np.int64(x), np.int64(vx), box[0], box[1])
+    ky = overrun_moves(np.int64(y), np.int64(vy), box[2], box[3])
+    if kx == 0 and ky == 0:
+        return False
+    k = kx if ky == 0 else (ky if kx == 0 else min(kx, ky))
+    return moves_left_one(fin, x, y, vx, vy) >= k
+
+
 @njit(cache=True, nogil=True)
 def gap2_many(fin, x, y, out):
     """`gap2_one` over arrays."""
@@ -282,7 +328,7 @@ def near_edges(e_src, e_dst, k, dist, settled, cols, exact, keep):
 @njit(cache=True, nogil=True)
 def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_sat,
            op_moves, op_speed, op_perp, phase_limit, lines,  # the rules (expand_moves)
-           fin, steps, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds and the tie cut
+           fin, steps, box, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds, tie cut
            settle_budget, max_states, slice_limit, stop_margin, weight,
            cols, dist, pred, moves, ipart, irr, settled, hval, lft,  # per state
            tk, tv, hp, hq, hi, bhead, cnt, best,  # state table, queue, counters
@@ -391,6 +437,9 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                 c = dv + np.sqrt(np.float64(n2))
                 cand[j] = c
                 ok[j] = True
+                if doomed_one(fin, box, sc[0, j], sc[1, j], qvx, qvy):
+                    ok[j] = False
+                    continue
                 if prune and c - float_error_one(c) + estimate_one(fin, steps, w, sc[0, j],
                                                                  sc[1, j]) > limit:
                     ok[j] = False
@@ -404,8 +453,18 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                 t = table_find(tk, tv, keys[j])
                 ids[j] = t
                 better[j] = -1
-                if not exact:
+                if not exact or (t >= 0 and settled[t]):
                     continue
+                # The exact form is needed only where the move may be taken: to a new
+                # state, or one whose distance floats cannot show to be smaller.
+                near = False
+                if t >= 0:
+                    dt = dist[t]
+                    lo = min(c, dt)
+                    thr = lo + 2 * float_error_one(lo + 1.0)
+                    if c > thr:
+                        continue  # floats decide: not shorter, never taken
+                    near = dt <= thr
                 root = np.int64(np.rint(np.sqrt(np.float64(n2))))
                 if root * root == n2:
                     nip[j], nir[j] = ipart[v] + root, irr[v]
@@ -425,13 +484,8 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                                            p_len, pd, pk, itk, itv, cnt)
                         trans_put(t1, t2, t3, irr[v], n2, nir[j])
                         cnt[C_TRANS] += 1
-                if t < 0 or settled[t] or not np.isfinite(dist[t]):
-                    continue
-                dt = dist[t]
-                lo = min(c, dt)
-                thr = lo + 2 * float_error_one(lo + 1.0)
-                if c > thr or dt > thr:
-                    continue  # floats decide
+                if not near:
+                    continue  # a new state, or floats decide: shorter
                 if nir[j] == irr[t]:
                     better[j] = 1 if (nip[j] < ipart[t] or (
                         nip[j] == ipart[t] and moves[v] + 1 < moves[t])) else 0

@@ -38,6 +38,15 @@ def finish_ints(track: Track) -> np.ndarray:
     return np.array(row, dtype=np.int64)
 
 
+def endable_box(track: Track) -> np.ndarray:
+    """xmin, xmax, ymin, ymax of the cells endable in some layer: every move ends inside
+    (`yellow_kernel.doomed_one`)."""
+    ys, xs = np.nonzero(track.surface_arrays.endable.any(axis=0))
+    if not len(xs):
+        return np.array([0, -1, 0, -1], dtype=np.int64)
+    return np.array([xs.min(), xs.max(), ys.min(), ys.max()], dtype=np.int64)
+
+
 class Search:
     """One search of `yellow_kernel.search` (its module docstring: modes and statuses).
 
@@ -56,6 +65,7 @@ class Search:
         self.steps = np.empty(track.width * track.height, dtype=np.int64)
         yk.cell_steps(np.ascontiguousarray(track.surface_arrays.drivable.any(axis=0)),
                       self.fin, self.steps)
+        self.box = endable_box(track)
         self.prune, self.limit = prune, float(limit)
         self.cut = cut if cut is not None else (0, -1, 0)
         self.cut_on = cut is not None
@@ -193,7 +203,7 @@ class Search:
         max_states = budget.limit if budget is not None else -1
         while True:
             status = yk.search(
-                self.mode, *self.rules_args, self.fin, self.steps, self.prune, self.limit,
+                self.mode, *self.rules_args, self.fin, self.steps, self.box, self.prune, self.limit,
                 self.cut_on, *self.cut, self.settle_budget, max_states, SLICE_STATES,
                 stop_margin, self.weight, self.cols, self.dist, self.pred, self.moves,
                 self.ipart, self.irr, self.settled, self.hval, self.lft, self.tk, self.tv,

@@ -16,12 +16,14 @@ from benchmarks.generate import corridor
 from racecert.model.errors import TrackError
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
-from racecert.model.rules import CarState, StateArrays
+from racecert.model.rules import ACCELERATIONS, CarState, StateArrays, apply_move
 from racecert.model.track import Line, Track
 from racecert.oracle import dijkstra
+from racecert.oracle import yellow_kernel as yk
 from racecert.oracle.bfs import layered_bfs
 from racecert.oracle.dijkstra import finish_distance, shortest_trajectory
 from racecert.oracle.yellow_bound import finish_gap2, moves_to_cross
+from racecert.oracle.yellow_search import endable_box, finish_ints
 from tests.oracle.test_dijkstra import room
 
 
@@ -139,3 +141,70 @@ def test_a_cut_trusting_too_few_moves_changes_the_result(monkeypatch) -> None:
     monkeypatch.setattr(dijkstra, "upper_bound", lying)
     broken = yellow(t)
     assert (broken.moves, broken.accelerations) != (honest.moves, honest.accelerations)
+
+
+# -- doomed states: dropped by every search mode (`yellow_kernel.doomed_one`) ----------------
+
+
+def _doomed(track: Track, s: CarState) -> bool:
+    return bool(yk.doomed_one(finish_ints(track), endable_box(track), s.x, s.y, s.vx, s.vy))
+
+
+def _dies_without_arriving(track: Track, s: CarState, horizon: int) -> bool:
+    """True when every move sequence from `s` ends in an invalid move within `horizon`
+    moves and none arrives (the exact reference `apply_move`, every acceleration)."""
+    frontier = {s}
+    for _ in range(horizon):
+        nxt = set()
+        for u in frontier:
+            for acc in ACCELERATIONS:
+                r = apply_move(track, u, acc)
+                if r.valid:
+                    if r.arrives:
+                        return False
+                    nxt.add(r.state)
+        if not nxt:
+            return True
+        frontier = nxt
+    return False
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_rooms())
+def test_doomed_states_cannot_arrive(data: bytes) -> None:
+    """Every reachable state (fast ones towards the far wall among them) that the kernel
+    calls doomed dies within its overrun moves without arriving, by the exact rules."""
+    try:
+        t = parse_track(data)
+    except TrackError:
+        return
+    x, y = t.car.position
+    seen = {CarState(x, y, 0, 0, t.car.layer, 0, 0)}
+    frontier = set(seen)
+    while frontier and len(seen) < 4000:
+        nxt = set()
+        for u in frontier:
+            for acc in ACCELERATIONS:
+                r = apply_move(t, u, acc)
+                if r.valid and not r.arrives and r.state not in seen:
+                    nxt.add(r.state)
+        seen |= nxt
+        frontier = nxt
+    box = endable_box(t)
+    for s in seen:
+        if _doomed(t, s):
+            k = max(yk.overrun_moves(s.x, s.vx, box[0], box[1]),
+                    yk.overrun_moves(s.y, s.vy, box[2], box[3]))
+            assert _dies_without_arriving(t, s, k), s
+
+
+def test_a_car_too_fast_for_the_far_wall_is_doomed_unless_it_can_arrive_first() -> None:
+    """tiny_straight (F at x = 6.5, row 1, walls beyond x = 8): at 4 cells a move the car
+    on x = 3 must still travel 3 + 2 + 1 = 6 cells past x = 3 before it can turn, but it
+    arrives on its next move; on x = 7, past F and heading on, it cannot arrive again."""
+    t = load_track("tracks/tiny_straight.toml")
+    box = endable_box(t)
+    assert yk.overrun_moves(3, 4, box[0], box[1]) >= 1
+    assert not _doomed(t, CarState(3, 1, 4, 0, 0, 1, 0))
+    assert _doomed(t, CarState(7, 1, 4, 0, 0, 1, 0))
+    assert _dies_without_arriving(t, CarState(7, 1, 4, 0, 0, 1, 0), 4)
