@@ -26,14 +26,15 @@ Dijkstra over dense state ids with a bucket queue. Every move is at least 1 long
 states whose distance lies in [k, k + 1) cannot improve one another and are settled in
 any order (each bucket split at the certified error margin so that floats within the
 error bound never decide it); moves are expanded one state at a time by the same
-compiled rules as the BFS (`model.expand_kernel`); the state table is an open-addressing
-hash of the phase-aware keys; successors that provably cannot arrive (too fast to stay on
-the grid until they could: `yellow_kernel.doomed_one`) are dropped. Exact lengths are kept per state as a pair (integer part,
-id of the interned irrational part), interned by the kernel itself; only two lengths
-with different irrational parts that floats cannot order go to Python (`RadicalSum`),
-as do the square-free decompositions of move lengths (a few hundred per track). The
-kernel returns between slices of states settled (progress, Ctrl-C, time limits) and
-stops at the state budget.
+compiled rules as the BFS (`model.expand_kernel`); the state index chains the
+phase-aware keys per cell (`yellow_tables.state_find`: the states read one after another
+lie near one another); successors that provably cannot arrive (too fast to stay on the
+grid until they could: `yellow_kernel.doomed_one`) are dropped. Exact lengths are kept
+per state as a pair (integer part, id of the interned irrational part), interned by the
+kernel itself; only two lengths with different irrational parts that floats cannot order
+go to Python (`RadicalSum`), as do the square-free decompositions of move lengths (a few
+hundred per track). The kernel returns between slices of states settled (progress,
+Ctrl-C, time limits) and stops at the state budget.
 
 Pruning by a certified bound (`prune=True`, the default; the result is the
 same, fewer states are settled): the estimate of a state is the larger of

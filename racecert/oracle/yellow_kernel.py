@@ -54,7 +54,9 @@ from racecert.oracle.yellow_tables import (  # noqa: F401 (the counters, for the
     C_BSRC,
     C_CUR,
     C_EDGES,
+    C_HCAP,
     C_HEAP,
+    C_LONG,
     C_MAXLEN,
     C_N,
     C_PARTS,
@@ -67,8 +69,8 @@ from racecert.oracle.yellow_tables import (  # noqa: F401 (the counters, for the
     intern,
     plus_root,
     sqf_find,
-    table_find,
-    table_put,
+    state_find,
+    state_put,
     take_in,
     trans_find,
     trans_put,
@@ -331,7 +333,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
            fin, steps, box, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds, tie cut
            settle_budget, max_states, slice_limit, stop_margin, weight,
            cols, dist, pred, moves, ipart, irr, settled, hval, lft,  # per state
-           tk, tv, hp, hq, hi, bhead, cnt, best,  # state table, queue, counters
+           head, nxt, skey, hp, hq, hi, bhead, cnt, best,  # state index, queue, counters
            e_src, e_dst, e_acc, a_src, a_acc, a_len,  # edges and arrivals kept
            t1, t2, t3, answers, req,  # exact forms: transitions, answers, requests
            sk, sv, sqf_in, p_off, p_len, pd, pk, itk, itv):  # square-free, interned parts
@@ -351,13 +353,15 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
     bd = np.empty(len(pd), dtype=np.int64)
     bk = np.empty(len(pd), dtype=np.int64)
     done_here = 0
+    wh = np.int64(w) * h
     if exact:
         take_in(sqf_in, cnt, sk, sv)
         if cnt[C_PARTS] == 0:  # part 0: no irrational part
             intern(bd, bk, 0, p_off, p_len, pd, pk, itk, itv, cnt)
     if cnt[C_N] == 0:  # open the initial state, stored in column 0 by the caller
-        table_put(tk, tv, _key(w, h, cols[0, 0], cols[1, 0], np.int64(cols[2, 0]),
-                               np.int64(cols[3, 0]), cols[4, 0], cols[5, 0], cols[6, 0]), 0)
+        state_put(head, nxt, skey, _key(w, h, cols[0, 0], cols[1, 0], np.int64(cols[2, 0]),
+                                        np.int64(cols[3, 0]), cols[4, 0], cols[5, 0],
+                                        cols[6, 0]), 0, wh)
         dist[0], pred[0], moves[0], settled[0] = 0.0, -1, 0, 0
         cnt[C_N] = 1
         hi[0] = 0
@@ -371,7 +375,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
         cnt[C_HEAP] = 1
     while True:
         n = cnt[C_N]
-        if (n + 9 > len(dist) or 2 * (n + 9) > len(tk) or cnt[C_HEAP] + 9 > len(hi)
+        if (n + 9 > len(dist) or cnt[C_LONG] > 0 or cnt[C_HEAP] + 9 > len(hi)
                 or cnt[C_EDGES] + 9 > len(e_src) or cnt[C_ARR] + 9 > len(a_src)):
             return GROW
         if exact and (2 * (cnt[C_TRANS] + 9) > len(t1) or cnt[C_PARTS] + 9 > len(p_off)
@@ -450,7 +454,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                         cnt[C_BNEED] = sb
                         return GROW
                 keys[j] = _key(w, h, sc[0, j], sc[1, j], qvx, qvy, sc[4, j], sc[5, j], sc[6, j])
-                t = table_find(tk, tv, keys[j])
+                t = state_find(head, nxt, skey, keys[j], wh, cnt)
                 ids[j] = t
                 better[j] = -1
                 if not exact or (t >= 0 and settled[t]):
@@ -541,7 +545,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
             if t < 0:
                 t = cnt[C_N]
                 cnt[C_N] += 1
-                table_put(tk, tv, keys[j], t)
+                state_put(head, nxt, skey, keys[j], t, wh)
                 for f in range(7):
                     cols[f, t] = sc[f, j]
                 dist[t] = np.inf

@@ -26,6 +26,10 @@ SLICE_STATES = 1 << 15
 """States settled per kernel call: between calls Python runs signal handlers (Ctrl-C, the
 time limit) and progress reports."""
 _START = 1024
+HEADS_PER_STATE = 8
+"""The state index's heads (`yellow_tables.state_find`) stay below this many per state
+of room (plus one per cell): more heads per cell shorten the chains where states crowd
+into few cells, at a memory cost bounded by the states."""
 GROWTH = 4
 """Arrays grow by this factor: each copy is of at most a quarter of the final size (growing
 the arrays of millions of states costs about as much as settling them otherwise)."""
@@ -81,14 +85,17 @@ class Search:
         self.settled = np.zeros(c, dtype=np.uint8)
         self.hval = np.zeros(cb)  # estimates: BOUND only
         self.lft = np.zeros(cb, dtype=np.int64)
-        self.tk = np.full(2 * c, -1, dtype=np.int64)
-        self.tv = np.zeros(2 * c, dtype=np.int64)
+        self.wh = track.width * track.height
+        self.head = np.full(self.wh, -1, dtype=np.int32)  # one head per cell to begin
+        self.nxt = np.zeros(c, dtype=np.int32)
+        self.skey = np.zeros(c, dtype=np.int64)
         self.hp = np.zeros(c)
         self.hq = np.zeros(c, dtype=np.int64)
         self.hi = np.zeros(c, dtype=np.int64)
         self.cnt = np.zeros(yt.N_COUNTERS, dtype=np.int64)
         self.bhead = np.full(_START, -1, dtype=np.int64)
         self.cnt[yk.C_BSRC] = -1
+        self.cnt[yk.C_HCAP] = HEADS_PER_STATE * c + self.wh
         self.best = np.array([np.inf, 0.0])
         self.e_src = np.zeros(c, dtype=np.int32)  # ids < 2^31: `_grow_states`
         self.e_dst = np.zeros(c, dtype=np.int32)
@@ -206,7 +213,8 @@ class Search:
                 self.mode, *self.rules_args, self.fin, self.steps, self.box, self.prune, self.limit,
                 self.cut_on, *self.cut, self.settle_budget, max_states, SLICE_STATES,
                 stop_margin, self.weight, self.cols, self.dist, self.pred, self.moves,
-                self.ipart, self.irr, self.settled, self.hval, self.lft, self.tk, self.tv,
+                self.ipart, self.irr, self.settled, self.hval, self.lft, self.head, self.nxt,
+                self.skey,
                 self.hp, self.hq, self.hi, self.bhead, self.cnt, self.best, self.e_src,
                 self.e_dst, self.e_acc, self.a_src, self.a_acc, self.a_len, self.t1,
                 self.t2, self.t3, self.answers, self.req, self.sk, self.sv, self.sqf_in,
@@ -270,11 +278,12 @@ class Search:
         n = self.n
         if n + 9 > len(self.dist):
             self._grow_states(GROWTH * len(self.dist))
-        if 2 * (n + 9) > len(self.tk):
-            size = GROWTH * len(self.tk)
-            nk, nv = np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int64)
-            yt.rehash(self.tk, self.tv, nk, nv)
-            self.tk, self.tv = nk, nv
+        self.cnt[yk.C_HCAP] = HEADS_PER_STATE * len(self.dist) + self.wh
+        if self.cnt[yk.C_LONG]:
+            self.cnt[yk.C_LONG] = 0
+            if 2 * len(self.head) <= self.cnt[yk.C_HCAP]:
+                self.head = np.full(2 * len(self.head), -1, dtype=np.int32)
+                yt.state_reindex(self.head, self.nxt, self.skey, n, self.wh)
         if self.cnt[yk.C_HEAP] + 9 > len(self.hi):
             self.hp, self.hq, self.hi = (_double(a) for a in (self.hp, self.hq, self.hi))
         if self.cnt[yk.C_BNEED] >= len(self.bhead):
@@ -322,7 +331,7 @@ class Search:
         self.cols = np.concatenate((self.cols, np.zeros((7, extra), dtype=np.int32)), axis=1)
         self.dist = np.concatenate((self.dist, np.full(extra, np.inf)))
         self.pred = np.concatenate((self.pred, np.full(extra, -1, dtype=np.int64)))
-        for name in ("moves", "ipart", "irr", "settled", "hval", "lft"):
+        for name in ("moves", "ipart", "irr", "settled", "hval", "lft", "nxt", "skey"):
             a = getattr(self, name)
             if len(a) > 1:  # the arrays a mode does not use stay of length 1
                 setattr(self, name, _double(a, cap))
