@@ -327,11 +327,13 @@ class Search:
     def _grow_states(self, cap: int) -> None:
         if cap >= 2**31:
             raise MemoryError("yellow: more than 2^31 states")
-        extra = cap - len(self.dist)
-        self.cols = np.concatenate((self.cols, np.zeros((7, extra), dtype=np.int32)), axis=1)
-        self.dist = np.concatenate((self.dist, np.full(extra, np.inf)))
-        self.pred = np.concatenate((self.pred, np.full(extra, -1, dtype=np.int64)))
-        for name in ("moves", "ipart", "irr", "settled", "hval", "lft", "nxt", "skey"):
+        # Zeroed, not filled: the kernel sets every field of a state when it stores it, and
+        # untouched zero pages cost nothing until then (a fill wrote all of the new room).
+        cols = np.zeros((7, cap), dtype=np.int32)
+        cols[:, : self.cols.shape[1]] = self.cols
+        self.cols = cols
+        for name in ("dist", "pred", "moves", "ipart", "irr", "settled", "hval", "lft", "nxt",
+                     "skey"):
             a = getattr(self, name)
             if len(a) > 1:  # the arrays a mode does not use stay of length 1
                 setattr(self, name, _double(a, cap))
