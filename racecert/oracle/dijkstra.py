@@ -44,7 +44,7 @@ still needed. A first best-first search on dist + estimate finds some arriving
 trajectory; its float length plus its error bound is an upper bound U on the minimum.
 The exact search then drops every move whose end cannot arrive within U. On the open
 200x200 benchmark this settles ~200 states instead of 13 million. The first search
-is an A* within an eighth of `BOUND_BUDGET_PER_CELL` settled states per drivable cell
+is an A* within a thirty-second of `BOUND_BUDGET_PER_CELL` settled states per drivable cell
 and, where that finds nothing (winding tracks), a weighted A* within the whole budget
 (`yellow_bound.STAGES`). Where finish_distance is exact (a straight corridor) every
 straight trajectory landing just past F ties with yellow: the exact search then leaves
