@@ -154,8 +154,12 @@ def estimate_one(fin, steps, w, x, y):
     """A float lower bound on the length still needed from (x, y): the larger of
     `bound_one` and the king steps to just past F (`cell_steps`; none: no bound from it),
     scaled just below."""
-    b = bound_one(fin, x, y)
     st = steps[np.int64(y) * w + x]
+    if st > 0 and (2 * st - 1) ** 2 >= gap2_one(fin, x, y):
+        # the steps are at least (√gap2 + 1)/2 (integers: no square root); the same value
+        # as the max below (√ of a perfect square is exact, and rounding is monotone)
+        return st * (1.0 - 2.0**-40)
+    b = bound_one(fin, x, y)
     if st > 0:
         b = max(b, st * (1.0 - 2.0**-40))
     return b

@@ -139,15 +139,14 @@ class Search:
         return int(self.cnt[yk.C_WIN])
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The kept moves (src, dst, acceleration index, as int64) that the selection can
-        find tight (`yellow_kernel.near_edges`): the kernel kept every move within the
-        tolerance of its target's distance when it was relaxed."""
+        """The kept moves (src, dst: int32, acceleration index: int8), in the order they were
+        kept, that the selection can find tight (`yellow_kernel.near_edges`): the kernel kept
+        every move within the tolerance of its target's distance when it was relaxed."""
         k = int(self.cnt[yk.C_EDGES])
         keep = np.empty(k, dtype=np.bool_)
         yk.near_edges(self.e_src, self.e_dst, k, self.dist, self.settled, self.cols,
                       self.mode == yk.EXACT, keep)
-        return (self.e_src[:k][keep].astype(np.int64), self.e_dst[:k][keep].astype(np.int64),
-                self.e_acc[:k][keep].astype(np.int64))
+        return self.e_src[:k][keep], self.e_dst[:k][keep], self.e_acc[:k][keep]
 
     def arrivals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         k = int(self.cnt[yk.C_ARR])
