@@ -77,11 +77,13 @@ class Search:
         c = _START
         self.cols = np.zeros((7, c), dtype=np.int32)
         self.dist = np.full(c, np.inf)
-        self.pred = np.full(c, -1, dtype=np.int64)
-        self.moves = np.zeros(c, dtype=np.int64)
+        # ids, moves and interned ids fit 32 bits (`_grow_states`, `_grow_queue`): the
+        # arrays are held and copied for millions of states
+        self.pred = np.full(c, -1, dtype=np.int32)
+        self.moves = np.zeros(c, dtype=np.int32)
         ce, cb = (c if mode == yk.EXACT else 1), (c if mode == yk.BOUND else 1)
         self.ipart = np.zeros(ce, dtype=np.int64)  # exact forms: EXACT only
-        self.irr = np.zeros(ce, dtype=np.int64)
+        self.irr = np.zeros(ce, dtype=np.int32)
         self.settled = np.zeros(c, dtype=np.uint8)
         self.hval = np.zeros(cb)  # estimates: BOUND only
         self.lft = np.zeros(cb, dtype=np.int64)
@@ -89,9 +91,9 @@ class Search:
         self.head = np.full(self.wh, -1, dtype=np.int32)  # one head per cell to begin
         self.nxt = np.zeros(c, dtype=np.int32)
         self.skey = np.zeros(c, dtype=np.int64)
-        self.hp = np.zeros(c)
-        self.hq = np.zeros(c, dtype=np.int64)
-        self.hi = np.zeros(c, dtype=np.int64)
+        self.hp = np.zeros(cb)  # the heap's keys: BOUND only (else bucket lists)
+        self.hq = np.zeros(c, dtype=np.int32)
+        self.hi = np.zeros(c, dtype=np.int32)
         self.cnt = np.zeros(yt.N_COUNTERS, dtype=np.int64)
         self.bhead = np.full(_START, -1, dtype=np.int64)
         self.cnt[yk.C_BSRC] = -1
@@ -284,7 +286,7 @@ class Search:
                 self.head = np.full(2 * len(self.head), -1, dtype=np.int32)
                 yt.state_reindex(self.head, self.nxt, self.skey, n, self.wh)
         if self.cnt[yk.C_HEAP] + 9 > len(self.hi):
-            self.hp, self.hq, self.hi = (_double(a) for a in (self.hp, self.hq, self.hi))
+            self._grow_queue()
         if self.cnt[yk.C_BNEED] >= len(self.bhead):
             size = max(2 * len(self.bhead), 2 * int(self.cnt[yk.C_BNEED]))
             self.bhead = np.concatenate((self.bhead, np.full(size - len(self.bhead), -1,
@@ -313,6 +315,8 @@ class Search:
         (the hash table rebuilt)."""
         c = self.cnt
         if c[yk.C_PARTS] + extra > len(self.p_off):
+            if GROWTH * len(self.p_off) >= 2**31:  # the states keep the ids in 32 bits
+                raise MemoryError("yellow: more than 2^31 interned irrational parts")
             self.p_off, self.p_len = _double(self.p_off), _double(self.p_len)
         if c[yk.C_POOL] + extra * (c[yk.C_MAXLEN] + 1) > len(self.pd):
             self.pd, self.pk = _double(self.pd), _double(self.pk)
@@ -322,6 +326,14 @@ class Search:
             self.itv = np.full(size, -1, dtype=np.int64)
             yt.rehash_parts(self.p_off, self.p_len, self.pd, self.pk, int(c[yk.C_PARTS]),
                             self.itk, self.itv)
+
+    def _grow_queue(self) -> None:
+        """Grow the queue's entries (heap or bucket lists; entry indices < 2^31)."""
+        if GROWTH * len(self.hi) >= 2**31:
+            raise MemoryError("yellow: more than 2^31 queue entries")
+        self.hq, self.hi = _double(self.hq), _double(self.hi)
+        if len(self.hp) > 1:
+            self.hp = _double(self.hp)
 
     def _grow_states(self, cap: int) -> None:
         if cap >= 2**31:
