@@ -25,7 +25,8 @@ caller (`racecert.oracle.yellow_search.Search`):
   lookup.
 
 Every mode drops the successors that provably cannot arrive (`doomed_one`: too fast to
-stay on the grid before they could arrive); no arriving trajectory passes them.
+stay on the grid before they could arrive; `walled_one`: every move blocked by the row or
+column beside them); no arriving trajectory passes them.
 
 The kernel never calls Python. What it cannot do alone it asks for and returns: the
 square-free decomposition of a move's n = vx² + vy² (`NEED`, rows of `req` with kind 0:
@@ -228,6 +229,36 @@ def doomed_one(fin, box, x, y, vx, vy):
     return moves_left_one(fin, x, y, vx, vy) >= k
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _no_cell(pre, line, lo, hi):
+    """Whether line `line` of the prefix counts `pre` (one row per line, pre[l, i]: cells
+    drivable in some layer before index i) has no drivable cell in [lo, hi] (out of the
+    grid: none)."""
+    if line < 0 or line >= pre.shape[0]:
+        return True
+    lo, hi = max(lo, 0), min(hi, pre.shape[1] - 2)
+    return lo > hi or pre[line, hi + 1] == pre[line, lo]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def walled_one(rowp, colp, x, y, vx, vy):
+    """Whether every move of the state is invalid because of the row (or column) next to
+    it: with vy <= -2 every move ends above row y, so its walk touches a cell of row y - 1
+    at a column between x and its end x + vx + ax (the segment crosses y - 1/2 there; at a
+    corner the walk steps diagonally into that row), and if row y - 1 has no drivable cell
+    in [min(x, x + vx - 1), max(x, x + vx + 1)], none is valid, an arriving one neither;
+    likewise downwards and along x (`rowp`, `colp`: prefix counts of the cells drivable in
+    some layer, per row and per column)."""
+    x, y, vx, vy = np.int64(x), np.int64(y), np.int64(vx), np.int64(vy)
+    if vy <= -2 or vy >= 2:
+        if _no_cell(rowp, y - 1 if vy < 0 else y + 1, min(x, x + vx - 1), max(x, x + vx + 1)):
+            return True
+    if vx <= -2 or vx >= 2:
+        if _no_cell(colp, x - 1 if vx < 0 else x + 1, min(y, y + vy - 1), max(y, y + vy + 1)):
+            return True
+    return False
+
+
 @njit(cache=True, nogil=True)
 def gap2_many(fin, x, y, out):
     """`gap2_one` over arrays."""
@@ -334,7 +365,7 @@ def near_edges(e_src, e_dst, k, dist, settled, cols, exact, keep):
 @njit(cache=True, nogil=True)
 def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_sat,
            op_moves, op_speed, op_perp, phase_limit, lines,  # the rules (expand_moves)
-           fin, steps, box, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds, tie cut
+           fin, steps, box, rowp, colp, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds
            settle_budget, max_states, slice_limit, stop_margin, weight,
            cols, dist, pred, moves, ipart, irr, settled, hval, lft,  # per state
            head, nxt, skey, hp, hq, hi, bhead, cnt, best,  # state index, queue, counters
@@ -445,7 +476,8 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                 c = dv + np.sqrt(np.float64(n2))
                 cand[j] = c
                 ok[j] = True
-                if doomed_one(fin, box, sc[0, j], sc[1, j], qvx, qvy):
+                if (doomed_one(fin, box, sc[0, j], sc[1, j], qvx, qvy)
+                        or walled_one(rowp, colp, sc[0, j], sc[1, j], qvx, qvy)):
                     ok[j] = False
                     continue
                 if prune and c - float_error_one(c) + estimate_one(fin, steps, w, sc[0, j],

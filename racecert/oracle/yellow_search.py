@@ -51,6 +51,17 @@ def endable_box(track: Track) -> np.ndarray:
     return np.array([xs.min(), xs.max(), ys.min(), ys.max()], dtype=np.int64)
 
 
+def drivable_prefix(track: Track) -> tuple[np.ndarray, np.ndarray]:
+    """Per row and per column, the prefix counts of the cells drivable in some layer
+    (row y: [y, x] counts the cells before column x; `yellow_kernel.walled_one`)."""
+    d = track.surface_arrays.drivable.any(axis=0).astype(np.int32)
+    rowp = np.zeros((d.shape[0], d.shape[1] + 1), dtype=np.int32)
+    colp = np.zeros((d.shape[1], d.shape[0] + 1), dtype=np.int32)
+    rowp[:, 1:] = d.cumsum(axis=1)
+    colp[:, 1:] = d.T.cumsum(axis=1)
+    return rowp, colp
+
+
 class Search:
     """One search of `yellow_kernel.search` (its module docstring: modes and statuses).
 
@@ -70,6 +81,7 @@ class Search:
         yk.cell_steps(np.ascontiguousarray(track.surface_arrays.drivable.any(axis=0)),
                       self.fin, self.steps)
         self.box = endable_box(track)
+        self.rowp, self.colp = drivable_prefix(track)
         self.prune, self.limit = prune, float(limit)
         self.cut = cut if cut is not None else (0, -1, 0)
         self.cut_on = cut is not None
@@ -211,7 +223,8 @@ class Search:
         max_states = budget.limit if budget is not None else -1
         while True:
             status = yk.search(
-                self.mode, *self.rules_args, self.fin, self.steps, self.box, self.prune, self.limit,
+                self.mode, *self.rules_args, self.fin, self.steps, self.box, self.rowp,
+                self.colp, self.prune, self.limit,
                 self.cut_on, *self.cut, self.settle_budget, max_states, SLICE_STATES,
                 stop_margin, self.weight, self.cols, self.dist, self.pred, self.moves,
                 self.ipart, self.irr, self.settled, self.hval, self.lft, self.head, self.nxt,

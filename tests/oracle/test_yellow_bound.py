@@ -1,6 +1,8 @@
 """Yellow's bounds (racecert.oracle.yellow_bound): the moves lower bound against a 1-D
 brute force, the exact finish distance, and the tie cut against the uncut search (which
-the brute force of test_dijkstra.py checks on small rooms), with a corruption test."""
+the brute force of test_dijkstra.py checks on small rooms), with a corruption test; the
+states every search drops (`yellow_kernel.doomed_one`, `walled_one`) against the exact
+rules."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from racecert.oracle import yellow_kernel as yk
 from racecert.oracle.bfs import layered_bfs
 from racecert.oracle.dijkstra import finish_distance, shortest_trajectory
 from racecert.oracle.yellow_bound import finish_gap2, moves_to_cross
-from racecert.oracle.yellow_search import endable_box, finish_ints
+from racecert.oracle.yellow_search import drivable_prefix, endable_box, finish_ints
 from tests.oracle.test_dijkstra import room
 
 
@@ -208,3 +210,46 @@ def test_a_car_too_fast_for_the_far_wall_is_doomed_unless_it_can_arrive_first() 
     assert not _doomed(t, CarState(3, 1, 4, 0, 0, 1, 0))
     assert _doomed(t, CarState(7, 1, 4, 0, 0, 1, 0))
     assert _dies_without_arriving(t, CarState(7, 1, 4, 0, 0, 1, 0), 4)
+
+
+def _walled(track: Track, s: CarState) -> bool:
+    rowp, colp = drivable_prefix(track)
+    return bool(yk.walled_one(rowp, colp, s.x, s.y, s.vx, s.vy))
+
+
+def _no_valid_move(track: Track, s: CarState) -> bool:
+    return not any(apply_move(track, s, acc).valid for acc in ACCELERATIONS)
+
+
+def _check_walled_states(track: Track, speed: int) -> int:
+    """Every state on a cell drivable in its layer, velocities up to `speed`: the kernel's
+    `walled_one` only where no move is valid by the exact rules. Returns how many it
+    called walled."""
+    sa = track.surface_arrays
+    seen = 0
+    for layer in range(sa.drivable.shape[0]):
+        ys, xs = np.nonzero(sa.drivable[layer])
+        for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
+            for vx in range(-speed, speed + 1):
+                for vy in range(-speed, speed + 1):
+                    s = CarState(x, y, vx, vy, layer, 1, 0)
+                    if _walled(track, s):
+                        seen += 1
+                        assert _no_valid_move(track, s), s
+    return seen
+
+
+def test_walled_states_have_no_valid_move_on_a_bridge() -> None:
+    """ocho: a figure eight whose roads cross on two layers (ramps, an overpass)."""
+    assert _check_walled_states(load_track("tracks/ocho.toml"), 4) > 1000
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_rooms())
+def test_walled_states_have_no_valid_move(data: bytes) -> None:
+    """Rooms with obstacles: every state the kernel calls walled has no valid move."""
+    try:
+        t = parse_track(data)
+    except TrackError:
+        return
+    _check_walled_states(t, 3)
