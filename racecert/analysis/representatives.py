@@ -128,7 +128,7 @@ class _Pass:
         a_dy = st.y.astype(np.int64) - last.y[dag.arrive_src]
         n2s = [a_dx**2 + a_dy**2] + [_n2(b.vx, b.vy) for b in layers[1:]]
         self.rad = _Radicands(np.concatenate(n2s))
-        cols, ks = self.rad.of(np.concatenate(n2s[1:]))
+        cols, ks = self.rad.of(np.concatenate([np.zeros(0, dtype=np.int64), *n2s[1:]]))
         ends = np.cumsum([len(n) for n in n2s[1:]]).tolist()
         # every entry is at most (moves) x (the longest move): the narrowest integers that
         # hold it (the rows are copied layer by layer)
