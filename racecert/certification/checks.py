@@ -17,6 +17,7 @@ from racecert.certification.checks_cpsat import (
 )
 from racecert.certification.context import MethodKind, NamedCheck
 from racecert.certification.dag_checks import check_dag_figures
+from racecert.certification.displacement_checks import check_m_star_displacement
 from racecert.certification.green_blue_checks import check_green_blue, check_green_blue_dag
 from racecert.certification.kinematics_checks import check_m_star_kinematics
 from racecert.certification.laps_checks import check_kind, check_m_cont, check_m_cont_editor
@@ -39,6 +40,8 @@ CHECKS: tuple[NamedCheck, ...] = (
     NamedCheck("m* by CP-SAT integer kinematics: nothing within m*-1 moves, a replayed "
                "witness at m* (moves that replay invalid cut off)", check_m_star_kinematics,
                MODEL),
+    NamedCheck("m* lower bound by the displacement CNF (|x_t - x_{t-1}| <= t per axis): "
+               "nothing within m*-1 moves, DRUP proof checked", check_m_star_displacement),
     NamedCheck("optimal count by CP-SAT enumeration", check_count, MethodKind.ENUMERATION),
     NamedCheck("continuity of the optimal final states by CP-SAT", check_continuity, MODEL),
     NamedCheck("continuity of every optimal final state by SAT: replayed models, checked "

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 
 from racecert.certification.context import CertifyContext, CheckResult, Verdict
-from racecert.certification.evidence import continuable_counts
+from racecert.certification.evidence import closure_floor, continuable_counts
 from racecert.certification.geometry_check import crosscheck_geometry
 from racecert.independent.cpsat import CpsatResult, count_solutions, race_model, solve
 from racecert.independent.geometry import Geometry, VState
@@ -83,7 +83,7 @@ def check_m_star(ctx: CertifyContext) -> list[CheckResult]:
                             f"units {where}", time.perf_counter() - t0)]
 
     try:
-        table = race_table(track)
+        table = race_table(track, closure_floor(ctx))
     except TableBudget as e:
         return [CheckResult("m*", b.m_star, method, None, Verdict.SKIPPED, str(e),
                             time.perf_counter() - t0)]
@@ -159,7 +159,7 @@ def check_count(ctx: CertifyContext) -> list[CheckResult]:
                             "(--count-limit): not attempted",
                             time.perf_counter() - t0)]
     try:
-        table = race_table(track)
+        table = race_table(track, closure_floor(ctx))
     except TableBudget as e:
         return [CheckResult("optimal_count", bv, method, None, Verdict.SKIPPED, str(e),
                             time.perf_counter() - t0)]

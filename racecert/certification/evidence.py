@@ -68,6 +68,17 @@ def _search(track: Track, max_states: int, progress: Uncached) -> SearchResult:
     return explore(track, "exact", max_states=max_states, progress=report)
 
 
+def closure_floor(ctx: CertifyContext) -> int:
+    """A lower bound on the states (x, y, vx, vy, layer) of the reachable-move closure from
+    the car (`racecert.independent.movetable.race_table`), from the independent search:
+    its stored states are distinct and reached by valid moves, and each (x, y, vx, vy,
+    layer) stands for at most 2 (K + 1) of them (progress 0 or 1, opening phase 0..K).
+    A closure known to be over its budget is then refused without building it."""
+    res = independent_search(ctx.track, ctx.max_states)
+    k = ctx.track.opening.moves if ctx.track.opening else 0
+    return -(-res.states_explored // (2 * (k + 1)))
+
+
 def clear_search_cache() -> None:
     """Forget the cached searches (a test that changes a budget's outcome)."""
     _search.cache_clear()

@@ -25,7 +25,7 @@ import time
 import sympy
 
 from racecert.certification.context import CertifyContext, CheckResult, Verdict
-from racecert.certification.evidence import independent_search
+from racecert.certification.evidence import closure_floor, independent_search
 from racecert.independent.cpsat import race_model
 from racecert.independent.cpsat_dag import DagLengths
 from racecert.independent.cpsat_lengths import LengthModel, RaceModel, extreme_length
@@ -82,7 +82,7 @@ def check_green_blue(ctx: CertifyContext) -> list[CheckResult]:
     assert ctx.analysis is not None
     m = ctx.analysis.bfs.m_star
     try:
-        table = race_table(ctx.track)
+        table = race_table(ctx.track, closure_floor(ctx))
     except TableBudget as e:
         return _every(METHOD, Verdict.SKIPPED, str(e))
     if len(table) > MAX_TABLE_ROWS:

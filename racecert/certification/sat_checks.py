@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from racecert.certification.context import CertifyContext, CheckResult, MethodKind, Verdict
+from racecert.certification.evidence import closure_floor
 from racecert.certification.proof_files import proof_target, track_slug
 from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.drup import DrupResult, check_drup
@@ -165,12 +166,13 @@ def _upper_bound(track: Track, successors: Successors, s0: State, m_star: int, k
 
 
 def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None,
-                    solver: str = "glucose4", table: MoveTable | None = None
-                    ) -> SatCertificate:
-    """Both SAT checks of m* for `track`, with measurements; the proof goes to `out_dir`."""
+                    solver: str = "glucose4", table: MoveTable | None = None,
+                    reachable_at_least: int = 0) -> SatCertificate:
+    """Both SAT checks of m* for `track`, with measurements; the proof goes to `out_dir`.
+    `reachable_at_least` as in `racecert.independent.movetable.closure_table`."""
     t0 = time.perf_counter()
     if table is None:
-        table = race_table(track)
+        table = race_table(track, reachable_at_least)
     table_s = time.perf_counter() - t0
     successors = table_successors(table, track)
     k = OpeningRule.of(track).moves
@@ -290,8 +292,8 @@ def _onehot_upper(track: Track, rows: Sequence[tuple[int, ...]], m_star: int,
 
 
 def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = None,
-                       solver: str = "glucose4", table: MoveTable | None = None
-                       ) -> OneHotCertificate:
+                       solver: str = "glucose4", table: MoveTable | None = None,
+                       reachable_at_least: int = 0) -> OneHotCertificate:
     """The one-hot lower bound (checked proof at T = m*-1) and upper bound (replay at m*).
 
     The domains of ONEHOT_DOMAINS are tried strongest first; a weaker one only when the
@@ -301,7 +303,7 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
     if m_star < 2:
         raise ValueError("m* must be at least 2 for a lower bound at m*-1")
     if table is None:
-        table = race_table(track)
+        table = race_table(track, reachable_at_least)
     proof_path = proof_target(out_dir, f"{track_slug(track.name)}-onehot-T{m_star - 1}.drup")
     t0 = time.perf_counter()
     tried: list[tuple[OneHotCnf, OneHotSolve, float]] = []
@@ -328,8 +330,8 @@ def onehot_certificate(track: Track, m_star: int, out_dir: str | Path | None = N
                              drup.seconds if drup else 0.0, sat_s, drup)
 
 
-def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
-               ) -> list[CheckResult]:
+def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None,
+               reachable_at_least: int = 0) -> list[CheckResult]:
     """The SAT checks of certify: reachability-cut lower bound (checked DRUP proof) and upper
     bound (replay), then the one-hot lower and upper bounds (`onehot_checks`).
 
@@ -341,13 +343,15 @@ def sat_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
         return [CheckResult("m*", "unreachable", "SAT", None, Verdict.NOT_APPLICABLE,
                             "the BFS reports no arrival; nothing to bound", 0.0, kind=PROVED)]
     try:
-        cert = sat_certificate(track, bfs.m_star, out_dir)
+        cert = sat_certificate(track, bfs.m_star, out_dir,
+                               reachable_at_least=reachable_at_least)
         cut = [cert.lower, cert.upper]
     except SizeBudgetExceeded as exc:
         cut = [CheckResult(LOWER_CUT, bfs.m_star, "SAT", None, Verdict.SKIPPED, str(exc), 0.0)]
     except SolverBudgetExceeded as exc:
         cut = [CheckResult(LOWER_CUT, bfs.m_star, "SAT", None, Verdict.TIMEOUT, str(exc), 0.0)]
-    return [_kinded(r) for r in (*cut, *onehot_checks(track, bfs, out_dir))]
+    return [_kinded(r) for r in (*cut, *onehot_checks(track, bfs, out_dir,
+                                                       reachable_at_least))]
 
 
 def _kinded(r: CheckResult) -> CheckResult:
@@ -357,8 +361,8 @@ def _kinded(r: CheckResult) -> CheckResult:
         r, kind=MODEL if r.figure in (UPPER_CUT, UPPER_ONEHOT) else PROVED)
 
 
-def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None
-                  ) -> list[CheckResult]:
+def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = None,
+                  reachable_at_least: int = 0) -> list[CheckResult]:
     """The one-hot lower and upper bounds of m*; not applicable beyond ONEHOT_MAX_MSTAR."""
     m = bfs.m_star
     method = "SAT on the one-hot CNF + DRUP check"
@@ -373,7 +377,7 @@ def onehot_checks(track: Track, bfs: BfsResult, out_dir: str | Path | None = Non
         return [CheckResult(LOWER_ONEHOT, m, method, None, Verdict.NOT_APPLICABLE,
                             "m* = 1: no shorter horizon to refute", 0.0)]
     try:
-        cert = onehot_certificate(track, m, out_dir)
+        cert = onehot_certificate(track, m, out_dir, reachable_at_least=reachable_at_least)
     except SizeBudgetExceeded as exc:
         return [CheckResult(LOWER_ONEHOT, m, method, None, Verdict.SKIPPED, str(exc), 0.0)]
     except SolverBudgetExceeded as exc:
@@ -387,6 +391,6 @@ def check_sat(ctx: CertifyContext) -> list[CheckResult]:
     ctx.report(f"SAT lower bounds at T = m*-1 = {m - 1 if m else '-'} (conflict budget "
                f"{DEFAULT_CONFLICT_BUDGET:,} per solve) with DRUP proof checks, upper "
                "bounds replayed")
-    return sat_checks(ctx.track, ctx.exact, ctx.out_dir)
+    return sat_checks(ctx.track, ctx.exact, ctx.out_dir, closure_floor(ctx))
 
 

@@ -78,7 +78,7 @@ Lit = int | bool
 """A literal, or a constant: True (satisfied) or False."""
 
 
-def _neg(lit: Lit) -> Lit:
+def neg(lit: Lit) -> Lit:
     return (not lit) if isinstance(lit, bool) else -lit
 
 
@@ -98,10 +98,10 @@ class _Int:
         return self.base + a - self.lo
 
     def le(self, a: int) -> Lit:
-        return _neg(self.ge(a + 1))
+        return neg(self.ge(a + 1))
 
 
-class _Cnf:
+class Cnf:
     """Clauses under construction: constants simplified away, one variable counter."""
 
     def __init__(self) -> None:
@@ -116,7 +116,7 @@ class _Cnf:
         z = _Int(lo, hi, self.nvars)
         self.nvars += max(hi - lo, 0)
         for a in range(lo + 1, hi):
-            self.add(z.ge(a), _neg(z.ge(a + 1)))
+            self.add(z.ge(a), neg(z.ge(a + 1)))
         return z
 
     def add(self, *lits: Lit) -> None:
@@ -133,7 +133,7 @@ class _Cnf:
         self.clauses.append(out)
 
 
-def _velocity_cap(m: KinematicsModel, t: int, extent: int, axis: str) -> int:
+def velocity_cap(m: KinematicsModel, t: int, extent: int, axis: str) -> int:
     """|v_t| on `axis` as the rules state it: at most t (from rest, one unit a move), less
     than the grid's `extent`, the opening rule's cap; 0 on the opening's zero axis."""
     phase = m.opening.phase_at(t - 1)
@@ -163,7 +163,7 @@ def estimated_clauses(m: KinematicsModel) -> int:
     total = 0
     for t in range(1, m.horizon + 1):
         for extent, axis in ((m.width, "x"), (m.height, "y")):
-            v = 2 * _velocity_cap(m, t, extent, axis) + 1
+            v = 2 * velocity_cap(m, t, extent, axis) + 1
             total += 2 * mid * extent * v
     return total
 
@@ -188,7 +188,7 @@ def encode(m: KinematicsModel) -> KinematicsCnf:
     if size > MAX_CLAUSES:
         raise SizeBudgetExceeded("the kinematics CNF", size, MAX_CLAUSES, "clauses",
                                  note="positions x velocities per move and axis")
-    cnf = _Cnf()
+    cnf = Cnf()
     mid = not _midpoints_implied(m)
     x = cnf.integer(m.initial[0], m.initial[0])
     y = cnf.integer(m.initial[1], m.initial[1])
@@ -198,29 +198,29 @@ def encode(m: KinematicsModel) -> KinematicsCnf:
     xs, ys, arrivals = [x], [y], []
     for t in range(1, m.horizon + 1):
         g = done  # every clause of move t holds unless the car arrived before it
-        cx, cy = (_velocity_cap(m, t, m.width, "x"), _velocity_cap(m, t, m.height, "y"))
+        cx, cy = (velocity_cap(m, t, m.width, "x"), velocity_cap(m, t, m.height, "y"))
         nvx, nvy = cnf.integer(-cx, cx), cnf.integer(-cy, cy)
         nx, ny = cnf.integer(0, m.width - 1), cnf.integer(0, m.height - 1)
         for prev, v, new in ((x, nvx, nx), (y, nvy, ny)):
             _sum(cnf, g, prev, 1, v, new)
         for old, new in ((vx, nvx), (vy, nvy)):
             _step(cnf, g, old, new)
-        _inside(cnf, g, nx, ny, m.end_rects)
+        inside_rects(cnf, g, nx, ny, m.end_rects)
         if mid:
             sx, sy = cnf.integer(0, 2 * m.width - 2), cnf.integer(0, 2 * m.height - 2)
             _sum(cnf, g, x, 2, nvx, sx)
             _sum(cnf, g, y, 2, nvy, sy)
-            _inside(cnf, g, sx, sy, m.mid_rects)
+            inside_rects(cnf, g, sx, sy, m.mid_rects)
         for cut in m.cuts:
             cnf.add(g, *_differs(x, cut.x), *_differs(y, cut.y), *_differs(nvx, cut.vx),
                     *_differs(nvy, cut.vy))
         cross_s, arrive = cnf.var(), cnf.var()
-        _crossing(cnf, m.start, (x, y), (nx, ny), cross_s)
-        _crossing(cnf, m.finish, (x, y), (nx, ny), arrive)
+        crossing(cnf, m.start, (x, y), (nx, ny), cross_s)
+        crossing(cnf, m.finish, (x, y), (nx, ny), arrive)
         now_started = cnf.var()
         cnf.add(-now_started, started, cross_s)
-        cnf.add(-cross_s, _neg(g))
-        cnf.add(-arrive, _neg(g))
+        cnf.add(-cross_s, neg(g))
+        cnf.add(-arrive, neg(g))
         cnf.add(-arrive, now_started)
         now_done = cnf.var()
         cnf.add(-now_done, done, arrive)
@@ -231,24 +231,24 @@ def encode(m: KinematicsModel) -> KinematicsCnf:
     return KinematicsCnf(cnf.clauses, cnf.nvars, mid, tuple(xs), tuple(ys), tuple(arrivals))
 
 
-def _sum(cnf: _Cnf, g: Lit, a: _Int, scale: int, b: _Int, out: _Int) -> None:
+def _sum(cnf: Cnf, g: Lit, a: _Int, scale: int, b: _Int, out: _Int) -> None:
     """While `g` is false: out = scale * a + b, both directions, every pair of values."""
     for va in range(a.lo, a.hi + 1):
         ga, la = a.ge(va), a.le(va)
         for vb in range(b.lo, b.hi + 1):
             s = scale * va + vb
-            cnf.add(g, _neg(ga), _neg(b.ge(vb)), out.ge(s))
-            cnf.add(g, _neg(la), _neg(b.le(vb)), out.le(s))
+            cnf.add(g, neg(ga), neg(b.ge(vb)), out.ge(s))
+            cnf.add(g, neg(la), neg(b.le(vb)), out.le(s))
 
 
-def _step(cnf: _Cnf, g: Lit, old: _Int, new: _Int) -> None:
+def _step(cnf: Cnf, g: Lit, old: _Int, new: _Int) -> None:
     """While `g` is false: |new - old| <= 1."""
     for v in range(min(old.lo, new.lo) - 1, max(old.hi, new.hi) + 2):
-        cnf.add(g, _neg(new.ge(v + 1)), old.ge(v))
-        cnf.add(g, _neg(old.ge(v + 1)), new.ge(v))
+        cnf.add(g, neg(new.ge(v + 1)), old.ge(v))
+        cnf.add(g, neg(old.ge(v + 1)), new.ge(v))
 
 
-def _inside(cnf: _Cnf, g: Lit, x: _Int, y: _Int, rects: tuple[Rect, ...]) -> None:
+def inside_rects(cnf: Cnf, g: Lit, x: _Int, y: _Int, rects: tuple[Rect, ...]) -> None:
     """While `g` is false: (x, y) lies in one of `rects`."""
     if len(rects) == 1:
         x0, x1, y0, y1 = rects[0]
@@ -266,13 +266,13 @@ def _inside(cnf: _Cnf, g: Lit, x: _Int, y: _Int, rects: tuple[Rect, ...]) -> Non
 
 def _differs(z: _Int, value: int) -> tuple[Lit, Lit]:
     """Two literals whose disjunction says z != value."""
-    return _neg(z.ge(value)), z.ge(value + 1)
+    return neg(z.ge(value)), z.ge(value + 1)
 
 
-def _crossing(cnf: _Cnf, line: Line, before: tuple[_Int, _Int], after: tuple[_Int, _Int],
+def crossing(cnf: Cnf, line: Line, before: tuple[_Int, _Int], after: tuple[_Int, _Int],
               lit: int) -> None:
     """`lit` implies the move crosses `line` the legal way with its bounding box meeting
-    the line's span (the CP-SAT model's `_crossing`)."""
+    the line's span (the CP-SAT model's `crossing`)."""
     fixed, span = (0, 1) if line.axis == "x" else (1, 0)
     b, a = before[fixed], after[fixed]
     if line.sign > 0:

@@ -80,7 +80,12 @@ def _line_hits(line: Line, xs: np.ndarray, ys: np.ndarray, vx: int, vy: int,
     if vf == 0 or len(xs) == 0:
         return hit, cell, []
     ts: list[Fraction | None] = []
-    for f in distinct_sorted(fixed).tolist():
+    # t = (k + 1/2 - f) / vf lies in [0, 1] iff 2 (k - f) + 1 lies between 0 and 2 vf: an
+    # integer test first, so the exact t is computed only for the few values that cross
+    fs = distinct_sorted(fixed)
+    num = 2 * (line.k - fs) + 1
+    fs = fs[(num >= 0) & (num <= 2 * vf) if vf > 0 else (num <= 0) & (num >= 2 * vf)]
+    for f in fs.tolist():
         t = (line.k + HALF - f) / vf
         if not 0 <= t <= 1:
             continue
@@ -152,6 +157,25 @@ def _moves_for(track: Track, surf: np.ndarray, endable: np.ndarray, px: np.ndarr
                py: np.ndarray, vx: int, vy: int, l0: int) -> np.ndarray | None:
     """Rows for displacement (vx, vy) from positions (px, py) starting in layer l0."""
     cells = touched_cells(vx, vy)
+    if not surf[1].any():  # one layer: no switch, every touched cell judged at once
+        dxs = np.array([c[0] for c in cells], dtype=np.int64)[:, None]
+        dys = np.array([c[1] for c in cells], dtype=np.int64)[:, None]
+        ok = (surf[0, py + dys, px + dxs] != _OFF).all(axis=0)
+        if not ok.any():
+            return None
+        layer_at = np.zeros((len(cells), len(px)), dtype=np.int64)
+        cur = layer_at[0]
+    else:
+        layer_at, cur, ok = _layers_along(surf, px, py, cells, l0)
+        if layer_at is None:
+            return None
+    return _rows(track, endable, px, py, vx, vy, l0, cells, layer_at, cur, ok)
+
+
+def _layers_along(surf: np.ndarray, px: np.ndarray, py: np.ndarray, cells: list,
+                  l0: int) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Two layers: the layer of every touched cell, cell by cell (a ramp lets the next
+    cell switch), and which moves stay on drivable cells; (None, ...) when none does."""
     n = len(px)
     cur = np.full(n, l0, dtype=np.int64)
     ok = np.ones(n, dtype=bool)
@@ -166,8 +190,17 @@ def _moves_for(track: Track, surf: np.ndarray, endable: np.ndarray, px: np.ndarr
         layer_at[i] = cur
         prev_ramp = surf[0, cy, cx] == _RAMP
         if not ok.any():
-            return None
-    ok &= endable[cur, py + vy, px + vx]
+            return None, cur, ok
+    return layer_at, cur, ok
+
+
+def _rows(track: Track, endable: np.ndarray, px: np.ndarray, py: np.ndarray, vx: int,
+          vy: int, l0: int, cells: list, layer_at: np.ndarray, cur: np.ndarray,
+          ok: np.ndarray) -> np.ndarray | None:
+    """The table rows of the moves that stay on drivable cells (`ok`): end cell endable,
+    line crossings with their layers and directions, start-before-finish."""
+    n = len(px)
+    ok = ok & endable[cur, py + vy, px + vx]
     entries = [c[2] for c in cells]
     flags = {}
     t_of: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -293,14 +326,23 @@ def reachable_move_table(track: Track, starts: Sequence[tuple[int, int, int, int
                      time.perf_counter() - t0)
 
 def closure_table(track: Track, starts: tuple[tuple[int, int, int, int, int], ...],
-                  what: str) -> MoveTable:
+                  what: str, reachable_at_least: int = 0) -> MoveTable:
     """`reachable_move_table`, cached per (track, starts): the checks of one run share it,
     and a closure over its budget is not rebuilt by the next check (the same
-    `TableBudget` is raised again)."""
+    `TableBudget` is raised again).
+
+    `reachable_at_least`: a number of distinct states (x, y, vx, vy, layer) already known
+    to be reachable from the starts (by valid moves, so the closure holds each of them);
+    past the budget the closure is refused at once instead of built until it passes it.
+    """
     key = (track, starts, what)
     hit = _CLOSURES.get(key)
     if hit is None:
         try:
+            if reachable_at_least > DEFAULT_CLOSURE_STATES:
+                raise TableBudget("the reachable-move closure", reachable_at_least,
+                                  DEFAULT_CLOSURE_STATES, "states", at_least=True,
+                                  note="counted from the states a search already reached")
             hit = reachable_move_table(track, starts, what)
         except TableBudget as e:
             hit = e
@@ -320,6 +362,8 @@ def clear_closure_cache() -> None:
     _CLOSURES.clear()
 
 
-def race_table(track: Track) -> MoveTable:
-    """Every move reachable from the car's initial state (the table of the race models)."""
-    return closure_table(track, (initial_state(track)[:5],), "the car's initial state")
+def race_table(track: Track, reachable_at_least: int = 0) -> MoveTable:
+    """Every move reachable from the car's initial state (the table of the race models);
+    `reachable_at_least` as in `closure_table`."""
+    return closure_table(track, (initial_state(track)[:5],), "the car's initial state",
+                         reachable_at_least)

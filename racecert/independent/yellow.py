@@ -115,7 +115,8 @@ class _Store:
         self.err = np.zeros(cap)
         self.moves = np.zeros(cap, dtype=np.int64)
         self.settled = np.zeros(cap, dtype=bool)
-        self.rows = np.zeros((cap, 1), dtype=np.int32)
+        self.rows = np.zeros((cap, 1), dtype=np.int32)  # capacity; `width` columns in use
+        self.width = 1
 
     def keys(self, x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray,
              layer: np.ndarray, progress: np.ndarray, phase: np.ndarray) -> np.ndarray:
@@ -138,12 +139,18 @@ class _Store:
             self.settled = np.concatenate((self.settled, np.zeros(extra, dtype=bool)))
             self.rows = np.concatenate(
                 (self.rows, np.zeros((extra, self.rows.shape[1]), dtype=np.int32)))
-        if width > self.rows.shape[1]:
-            pad = np.zeros((len(self.rows), width - self.rows.shape[1]), dtype=np.int32)
+        if width > self.rows.shape[1]:  # columns double too: one new radicand at a time
+            cols = max(width, 2 * self.rows.shape[1])  # would copy every row each time
+            pad = np.zeros((len(self.rows), cols - self.rows.shape[1]), dtype=np.int32)
             self.rows = np.concatenate((self.rows, pad), axis=1)
+        self.width = max(self.width, width)
 
     def widen(self, width: int) -> None:
         self._grow(self.n, width)
+
+    def row_of(self, ids: np.ndarray) -> np.ndarray:
+        """The coefficient rows of states `ids` over the columns in use, as int64."""
+        return self.rows[ids, : self.width].astype(np.int64)
 
     def lookup(self, states: tuple[np.ndarray, ...]) -> np.ndarray:
         """Dense ids of the given states (new ones are stored, unlabelled)."""
@@ -158,7 +165,7 @@ class _Store:
                 raise SearchBudget(f"yellow search: more than {self.max_states} states "
                                    "(raise max_states)")
             out[new] = np.arange(self.n, self.n + len(new))
-            self._grow(self.n + len(new), self.rows.shape[1])
+            self._grow(self.n + len(new), self.width)
             rows = first[new]
             for f, s in zip(self.FIELDS, states, strict=True):
                 self.cols[f][out[new]] = s[rows]
@@ -222,7 +229,7 @@ class _Search:
         return col, k, acc, value, error
 
     def _candidate_rows(self, c: _Candidates) -> np.ndarray:
-        rows = self.store.rows[c.src].astype(np.int64)
+        rows = self.store.row_of(c.src)
         rows[np.arange(len(c.src)), c.col] += c.k
         return rows
 
@@ -246,7 +253,7 @@ class _Search:
             st.settled[batch] = True
             self.settled_count += len(batch)
             fresh = self._expand(batch)
-            open_ids = np.union1d(open_ids, fresh[~st.settled[fresh]])
+            open_ids = distinct_sorted(np.concatenate((open_ids, fresh[~st.settled[fresh]])))
 
     def _expand(self, batch: np.ndarray) -> np.ndarray:
         st = self.store
@@ -305,7 +312,8 @@ class _Search:
         if not len(c.src):
             return
         st = self.store
-        st.rows[c.dst] = self._candidate_rows(c)
+        rows = self._candidate_rows(c)
+        st.rows[c.dst, : rows.shape[1]] = rows
         st.dist[c.dst] = c.value
         st.err[c.dst] = c.error
         st.moves[c.dst] = moves
@@ -323,7 +331,7 @@ class _Search:
         cur = targets[cur_kept]
         n_cand = len(c.src)
         group = np.concatenate((c.dst, cur))
-        rows = np.vstack((self._candidate_rows(c), st.rows[cur].astype(np.int64)))
+        rows = np.vstack((self._candidate_rows(c), st.row_of(cur)))
         value = np.concatenate((c.value, st.dist[cur]))
         moves = np.concatenate((st.moves[c.src] + 1, st.moves[cur]))
         order = np.lexsort((value, group))
@@ -348,7 +356,7 @@ class _Search:
         take = chosen[~cur_wins[slot[chosen]]]
         take = take[np.unique(c.dst[take], return_index=True)[1]]
         t = c.dst[take]
-        st.rows[t] = rows[take]
+        st.rows[t, : rows.shape[1]] = rows[take]
         st.dist[t] = c.value[take]
         st.err[t] = c.error[take]
         st.moves[t] = moves[take]
@@ -406,7 +414,7 @@ class _Search:
         for lo in range(0, len(t.src), 1 << 15):
             part = t.take(np.arange(lo, min(lo + (1 << 15), len(t.src))))
             same[lo:lo + len(part.src)] = np.all(
-                self._candidate_rows(part) == st.rows[part.dst].astype(np.int64), axis=1)
+                self._candidate_rows(part) == st.row_of(part.dst), axis=1)
         t = t.take(same)
         good = np.zeros(st.n, dtype=bool)
         good[best.src] = True

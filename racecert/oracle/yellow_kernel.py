@@ -379,6 +379,8 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
     sc = np.empty((7, 10), dtype=np.int32)  # successors in columns 0-8, v in column 9
     a_out = np.empty((8, 9), dtype=np.int32)
     ids = np.empty(9, dtype=np.int64)
+    key_none = np.int64(0)  # a zero typed int64, as the other callers pass it: a literal 0
+    # compiles a second specialisation of the callee (expand_moves: ~3 s on a fresh install)
     nip = np.empty(9, dtype=np.int64)
     nir = np.empty(9, dtype=np.int64)
     keys = np.empty(9, dtype=np.int64)
@@ -392,11 +394,11 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
     if exact:
         take_in(sqf_in, cnt, sk, sv)
         if cnt[C_PARTS] == 0:  # part 0: no irrational part
-            intern(bd, bk, 0, p_off, p_len, pd, pk, itk, itv, cnt)
+            intern(bd, bk, key_none, p_off, p_len, pd, pk, itk, itv, cnt)
     if cnt[C_N] == 0:  # open the initial state, stored in column 0 by the caller
         state_put(head, nxt, skey, _key(w, h, cols[0, 0], cols[1, 0], np.int64(cols[2, 0]),
                                         np.int64(cols[3, 0]), cols[4, 0], cols[5, 0],
-                                        cols[6, 0]), 0, wh)
+                                        cols[6, 0]), key_none, wh)
         dist[0], pred[0], moves[0], settled[0] = 0.0, -1, 0, 0
         cnt[C_N] = 1
         hi[0] = 0
@@ -465,7 +467,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
             n_s, n_a = expand_moves(
                 sc[0, 9:], sc[1, 9:], sc[2, 9:], sc[3, 9:], sc[4, 9:], sc[5, 9:],
                 sc[6, 9:], acc_x, acc_y, w, h, drivable, endable, ramp, clearance,
-                plain_sat, op_moves, op_speed, op_perp, phase_limit, lines, 0, keys,
+                plain_sat, op_moves, op_speed, op_perp, phase_limit, lines, key_none, keys,
                 s_src, sc[0, :9], sc[1, :9], sc[2, :9], sc[3, :9], sc[4, :9], sc[5, :9],
                 sc[6, :9], a_out[0], a_out[1], a_out[2], a_out[3], a_out[4], a_out[5],
                 a_out[6], a_out[7])

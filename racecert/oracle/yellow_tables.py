@@ -254,7 +254,7 @@ def extend_many(ip, ir, vx, vy, out_ip, out_ir, t1, t2, t3, sk, sv, sqf_in, p_of
     len(ip) new parts."""
     take_in(sqf_in, cnt, sk, sv)
     if cnt[C_PARTS] == 0:  # part 0: no irrational part
-        intern(pd, pk, 0, p_off, p_len, pd, pk, itk, itv, cnt)
+        intern(pd, pk, np.int64(0), p_off, p_len, pd, pk, itk, itv, cnt)
     bd = np.empty(cnt[C_MAXLEN] + 1, dtype=np.int64)
     bk = np.empty(cnt[C_MAXLEN] + 1, dtype=np.int64)
     for r in range(len(ip)):

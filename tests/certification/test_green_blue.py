@@ -156,7 +156,7 @@ def test_a_dropped_move_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = tuple(r for r in real.rows if not (r[:2] == (1, 2) and r[2:4] == (2, 2)))
     assert len(rows) < len(real.rows)
     monkeypatch.setattr(green_blue_checks, "race_table",
-                        lambda t: dataclasses.replace(real, rows=rows))
+                        lambda t, *floor: dataclasses.replace(real, rows=rows))
     res = green_blue_checks.check_green_blue(_ctx(track))
     assert "disagree" in [r.verdict for r in res]
     assert isinstance(real, MoveTable)

@@ -79,13 +79,14 @@ def test_same_name_and_m_star_keep_separate_proofs(folder: Path,
     da, db = json.loads(a.read_text()), json.loads(b.read_text())
     assert da["track"]["name"] == db["track"]["name"]
     assert da["bfs"]["exact"]["m_star"] == db["bfs"]["exact"]["m_star"] == 3
-    assert len(pairs(a)) == len(pairs(b)) == 3  # reachability-cut, one-hot, kinematics
+    # reachability-cut, one-hot, kinematics, displacement
+    assert len(pairs(a)) == len(pairs(b)) == 4
     assert names(a).isdisjoint(names(b))
     assert sorted(p.name for p in folder.iterdir()) == sorted({"a.json", "b.json"}
                                                               | names(a) | names(b))
     for cert in (a, b):
         code, out, err = verify(cert, capsys)
-        assert (code, err) == (0, "") and out == [f"{cert}: verified: 3 proofs and their "
+        assert (code, err) == (0, "") and out == [f"{cert}: verified: 4 proofs and their "
                                                   "formulas have their SHA-256 and every "
                                                   "proof refutes its formula (DRUP check)"]
 
@@ -142,7 +143,7 @@ def test_swapped_proof_pair_is_caught(folder: Path, capsys: pytest.CaptureFixtur
     assert code == 1 and err == ""
     assert out[0].startswith(f"{folder / a.formula}: SHA-256 ")
     assert "differs from the certificate's" in out[0]
-    assert out[-1] == f"{folder / 'a.json'}: NOT verified: 1 problem in 3 proofs"
+    assert out[-1] == f"{folder / 'a.json'}: NOT verified: 1 problem in 4 proofs"
     assert verify(folder / "b.json", capsys)[0] == 0
 
 
