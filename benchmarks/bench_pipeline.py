@@ -168,7 +168,7 @@ def section() -> str:
         "plain A* bounding search would give up, so a weighted one finds the bound, and the "
         "king-step estimate prunes, as do the tests of states that cannot arrive (too fast "
         "to stay on the grid until they could, or blocked by the row beside them: "
-        "`yellow_kernel.doomed_one`, `walled_one`); a length metric still leaves a plateau "
+        "`yellow_prune.doomed_one`, `walled_one`); a length metric still leaves a plateau "
         "of near-optimal states (a slow car covers a ply as shortly as a fast one): about "
         "1.5 million are settled, the gap to issue #18's target. Measured once by "
         "hand, not rerun here: with the exact remaining length of every state as the "

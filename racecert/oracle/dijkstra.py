@@ -29,7 +29,7 @@ error bound never decide it); moves are expanded one state at a time by the same
 compiled rules as the BFS (`model.expand_kernel`); the state index chains the
 phase-aware keys per cell (`yellow_tables.state_find`: the states read one after another
 lie near one another); successors that provably cannot arrive (too fast to stay on the
-grid until they could: `yellow_kernel.doomed_one`) are dropped. Exact lengths are kept
+grid until they could: `yellow_prune.doomed_one`) are dropped. Exact lengths are kept
 per state as a pair (integer part, id of the interned irrational part), interned by the
 kernel itself; only two lengths with different irrational parts that floats cannot order
 go to Python (`RadicalSum`), as do the square-free decompositions of move lengths (a few
@@ -39,7 +39,7 @@ Ctrl-C, time limits) and stops at the state budget.
 Pruning by a certified bound (`prune=True`, the default; the result is the
 same, fewer states are settled): the estimate of a state is the larger of
 `finish_distance` (straight-line distance to F, + 1/2) and the king steps to just past
-F through drivable cells (`yellow_kernel.cell_steps`), both lower bounds on the length
+F through drivable cells (`yellow_prune.cell_steps`), both lower bounds on the length
 still needed. A first best-first search on dist + estimate finds some arriving
 trajectory; its float length plus its error bound is an upper bound U on the minimum.
 The exact search then drops every move whose end cannot arrive within U. On the open

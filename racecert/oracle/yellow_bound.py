@@ -12,7 +12,7 @@ to what the tie-break needs, without changing the result:
 1. `upper_bound`: a best-first search on d + weight · estimate (an A*, or a weighted one
    where that finds nothing within its share of the budget: `STAGES`; compiled:
    `yellow_kernel`, mode ``BOUND``; the estimate is the larger of `finish_distance` and
-   the king steps to just past F, `yellow_kernel.cell_steps`) that finds some arriving
+   the king steps to just past F, `yellow_prune.cell_steps`) that finds some arriving
    trajectory and returns its float length, its number of moves and its velocities (the
    exact search builds its exact length from them, in its own interned forms). It takes
    the open state of least weighted estimate, of equal ones the one with the fewest moves
@@ -83,7 +83,7 @@ NO_BOUND = YellowBound(np.inf, 0)
 def finish_gap2(track: Track) -> Callable[[StateArrays], np.ndarray]:
     """Per state, the integer n = (2·dx)² + (2·dy)²: (√n + 1)/2 is `finish_distance`, the
     straight-line distance from the cell centre to the finish line F, plus 1/2
-    (`yellow_kernel.gap2_one`, the one formula the compiled search uses too)."""
+    (`yellow_prune.gap2_one`, the one formula the compiled search uses too)."""
     fin = finish_ints(track)
 
     def gap2(states: StateArrays) -> np.ndarray:
@@ -96,7 +96,7 @@ def finish_gap2(track: Track) -> Callable[[StateArrays], np.ndarray]:
 
 def moves_to_cross(track: Track) -> Callable[[StateArrays], np.ndarray]:
     """Per state, a lower bound (>= 1) on the moves still needed to arrive
-    (`yellow_kernel.moves_left_one`).
+    (`yellow_prune.moves_left_one`).
 
     Only the axis across the finish line F counts (a relaxation: walls, layers, the
     other axis, S and the opening rule ignored). Across F, after n more moves the car

@@ -44,7 +44,7 @@ def finish_ints(track: Track) -> np.ndarray:
 
 def endable_box(track: Track) -> np.ndarray:
     """xmin, xmax, ymin, ymax of the cells endable in some layer: every move ends inside
-    (`yellow_kernel.doomed_one`)."""
+    (`yellow_prune.doomed_one`)."""
     ys, xs = np.nonzero(track.surface_arrays.endable.any(axis=0))
     if not len(xs):
         return np.array([0, -1, 0, -1], dtype=np.int64)
@@ -53,7 +53,7 @@ def endable_box(track: Track) -> np.ndarray:
 
 def drivable_prefix(track: Track) -> tuple[np.ndarray, np.ndarray]:
     """Per row and per column, the prefix counts of the cells drivable in some layer
-    (row y: [y, x] counts the cells before column x; `yellow_kernel.walled_one`)."""
+    (row y: [y, x] counts the cells before column x; `yellow_prune.walled_one`)."""
     d = track.surface_arrays.drivable.any(axis=0).astype(np.int32)
     rowp = np.zeros((d.shape[0], d.shape[1] + 1), dtype=np.int32)
     colp = np.zeros((d.shape[1], d.shape[0] + 1), dtype=np.int32)

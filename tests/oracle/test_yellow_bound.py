@@ -1,7 +1,7 @@
 """Yellow's bounds (racecert.oracle.yellow_bound): the moves lower bound against a 1-D
 brute force, the exact finish distance, and the tie cut against the uncut search (which
 the brute force of test_dijkstra.py checks on small rooms), with a corruption test; the
-states every search drops (`yellow_kernel.doomed_one`, `walled_one`) against the exact
+states every search drops (`yellow_prune.doomed_one`, `walled_one`) against the exact
 rules."""
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def test_a_cut_trusting_too_few_moves_changes_the_result(monkeypatch) -> None:
     assert (broken.moves, broken.accelerations) != (honest.moves, honest.accelerations)
 
 
-# -- doomed states: dropped by every search mode (`yellow_kernel.doomed_one`) ----------------
+# -- doomed states: dropped by every search mode (`yellow_prune.doomed_one`) ----------------
 
 
 def _doomed(track: Track, s: CarState) -> bool:
