@@ -8,14 +8,15 @@ Exactness: float lengths are sums along one path, so their error is bounded
 by `float_error`; two candidates further apart than twice that are ordered by
 the floats, nearer ones are compared exactly. All moves into one DAG state have
 the same velocity, hence the same length, so candidates into a state are
-compared by their sources' exact values. An exact value is kept as a
-`RadicalForms` pair (integer part, id of the interned irrational part), built
-along the representative path one move at a time: a move of integer length
-adds to the integer part and any other looks up one interned sum, so equal
-values are equal pairs and values with the same irrational part are ordered by
-their integer parts; only values whose irrational parts differ and that floats
-cannot order go to the certified `compare` (on a corridor almost every move and
-tie is of integer length).
+compared by their sources' exact values. An exact value is kept as a row of
+integers (`_Radicands`: the integer part, then the coefficient of each
+square-free radicand of the DAG's move lengths), one row per state of the layer
+being extended, built from the representative's row at once for the whole
+layer; equal values are equal rows, values whose radicand coefficients agree are
+ordered by their integer parts (all the tied states of a layer at once: on a
+corridor almost every move and tie is of integer length), and only values whose
+radicand coefficients differ and that floats cannot order go to the certified
+`RadicalSum` comparison.
 
 Representative (deterministic, documented in docs/report.md): among tied
 trajectories, the lexicographically smallest sequence of accelerations, each
@@ -31,13 +32,14 @@ arriving move, so one forward pass serves every `select` call.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from racecert.analysis.trajectory import Trajectory
-from racecert.model.radicals import RadicalForms, RadicalSum
+from racecert.model.radicals import RadicalSum, squarefree_decomposition
 from racecert.oracle.bfs import OptimalDag
 from racecert.oracle.dijkstra import float_error
 
@@ -55,9 +57,6 @@ class Extreme:
     trajectory: Trajectory
 
 
-Form = tuple[int, int]
-"""An exact length as `RadicalForms` keeps it: (integer part, irrational part id)."""
-
 _REACH = 64
 """Accelerations up to this size per component are ranked (`_acc_index`)."""
 _SPAN = 2 * _REACH + 1
@@ -74,8 +73,41 @@ def _acceleration(index: int) -> tuple[int, int]:
     return (index % _SPAN - _REACH, index // _SPAN - _REACH)
 
 
+def _n2(vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
+    return vx.astype(np.int64) ** 2 + vy.astype(np.int64) ** 2
+
+
 def _norm(vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
-    return np.sqrt((vx.astype(np.int64) ** 2 + vy.astype(np.int64) ** 2).astype(np.float64))
+    return np.sqrt(_n2(vx, vy).astype(np.float64))
+
+
+class _Radicands:
+    """The exact lengths of a DAG's moves as integer rows: column 0 counts 1, column c > 0
+    counts sqrt(d_c) for the square-free radicands d_c of the moves' lengths (a few dozen
+    on a track), so a sum of moves is a row of integers, two sums are equal exactly when
+    their rows are, and two whose radicand columns agree are ordered by column 0."""
+
+    def __init__(self, n2: np.ndarray) -> None:
+        self.n2 = np.unique(n2)
+        cols: dict[int, int] = {1: 0}
+        col, k = [], []
+        for n in self.n2.tolist():
+            kk, d = squarefree_decomposition(n) if n else (0, 1)
+            col.append(cols.setdefault(d, len(cols)))
+            k.append(kk)
+        self.radicands = list(cols)  # d of each column
+        self.col = np.array(col, dtype=np.int64)
+        self.k = np.array(k, dtype=np.int64)
+
+    def of(self, n2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per move (its vx² + vy², one of those given), the column and the coefficient
+        its length adds."""
+        i = np.searchsorted(self.n2, n2)
+        return self.col[i], self.k[i]
+
+    def value(self, row: np.ndarray) -> RadicalSum:
+        """The exact length of one row."""
+        return RadicalSum.from_terms(zip(self.radicands, row.tolist(), strict=True))
 
 
 class _Pass:
@@ -90,14 +122,27 @@ class _Pass:
         self.rank = [np.zeros(1, dtype=np.int64)]
         self.pred: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
         self.acc: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
-        self.forms = RadicalForms()
-        self.memo: list[dict[int, Form]] = [{0: (0, 0)}]
+        st = dag.arrive_state
+        last = layers[-1]
+        a_dx = st.x.astype(np.int64) - last.x[dag.arrive_src]
+        a_dy = st.y.astype(np.int64) - last.y[dag.arrive_src]
+        n2s = [a_dx**2 + a_dy**2] + [_n2(b.vx, b.vy) for b in layers[1:]]
+        self.rad = _Radicands(np.concatenate(n2s))
+        cols, ks = self.rad.of(np.concatenate([np.zeros(0, dtype=np.int64), *n2s[1:]]))
+        ends = np.cumsum([len(n) for n in n2s[1:]]).tolist()
+        # every entry is at most (moves) x (the longest move): the narrowest integers that
+        # hold it (the rows are copied layer by layer)
+        longest = math.isqrt(max(int(n.max(initial=0)) for n in n2s)) + 1
+        top = (len(layers) + 1) * longest
+        self.dtype = next(d for d in (np.int16, np.int32, np.int64) if top < np.iinfo(d).max)
+        self.rows = np.zeros((1, len(self.rad.radicands)), dtype=self.dtype)  # layer t
         for t, (src, dst) in enumerate(dag.edges):
             n = len(layers[t + 1])
             a, b = layers[t], layers[t + 1]
             acc = _acc_index(b.vx[dst] - a.vx[src], b.vy[dst] - a.vy[src])
-            cand = self.f[t][src] + _norm(b.vx, b.vy)[dst]
-            winners, best = self._winners(t, src, dst, cand, n)
+            n2 = n2s[t + 1]
+            cand = self.f[t][src] + np.sqrt(n2.astype(np.float64))[dst]  # `_norm`
+            winners, best = self._winners(src, dst, cand, n)
             count = np.zeros(n, dtype=object)
             np.add.at(count, dst[winners], self.count[t][src[winners]])
             # representative: smallest (source rank, acceleration) among winners
@@ -112,38 +157,51 @@ class _Pass:
             pacc[dst[chosen]] = acc[chosen]
             rank = np.empty(n, dtype=np.int64)
             rank[np.lexsort((pacc, self.rank[t][pred]))] = np.arange(n)
+            # the exact extreme lengths of layer t + 1: the representatives' (one row each)
+            rows = self.rows[pred]
+            lo = ends[t] - n
+            rows[np.arange(n), cols[lo: ends[t]]] += ks[lo: ends[t]].astype(self.dtype)
+            self.rows = rows
             self.f.append(best)
             self.count.append(count)
             self.rank.append(rank)
             self.pred.append(pred)
             self.acc.append(pacc)
-            self.memo.append({})
 
-    def exact(self, t: int, i: int) -> Form:
-        """Exact extreme length of DAG state i of layer t, as a `RadicalForms` pair
-        (memoised along representatives)."""
-        chain = []
-        while i not in self.memo[t]:
-            chain.append((t, i))
-            i = int(self.pred[t][i])
-            t -= 1
-        value = self.memo[t][i]
-        plus = self.forms.plus_move
-        for tt, j in reversed(chain):
-            s = self.dag.layers[tt]
-            value = plus(value[0], value[1], int(s.vx[j]), int(s.vy[j]))
-            self.memo[tt][j] = value
-        return value
+    def _extreme_rows(self, vals: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+        """Mask of the rows whose exact value (rows of `_Radicands`) is the least (sign +1)
+        or greatest (sign -1) of their group's: where a group's rows agree on every radicand
+        (on a corridor, nearly all), column 0 decides, for all such groups at once; the
+        others are compared exactly (`RadicalSum`)."""
+        s = self.sign
+        _, lead = np.unique(group, return_index=True)
+        leader = np.empty(n_groups, dtype=np.int64)
+        leader[group[lead]] = lead
+        same = (vals[:, 1:] == vals[leader[group], 1:]).all(axis=1)
+        uniform = np.ones(n_groups, dtype=bool)
+        uniform[group[~same]] = False
+        u = uniform[group]
+        col0 = s * vals[:, 0].astype(np.int64)
+        ext = np.full(n_groups, np.iinfo(np.int64).max)
+        np.minimum.at(ext, group[u], col0[u])
+        win = np.zeros(len(group), dtype=bool)
+        win[u] = col0[u] == ext[group[u]]
+        mixed = np.nonzero(~u)[0]
+        if len(mixed):
+            by_group: dict[int, list[int]] = {}
+            for r in mixed.tolist():
+                by_group.setdefault(int(group[r]), []).append(r)
+            for rs in by_group.values():
+                values = [self.rad.value(vals[r]) for r in rs]
+                e = values[0]
+                for v in values[1:]:
+                    if (v < e) if s > 0 else (e < v):
+                        e = v
+                for r, v in zip(rs, values, strict=True):
+                    win[r] = v == e
+        return win
 
-    def _extreme(self, values: Sequence[Form]) -> Form:
-        """The least (sign +1) or greatest (sign -1) of exact `values`."""
-        ext = values[0]
-        for v in values[1:]:
-            if v != ext and self.forms.compare(v, ext) == -self.sign:
-                ext = v
-        return ext
-
-    def _winners(self, t: int, src: np.ndarray, dst: np.ndarray, cand: np.ndarray, n: int
+    def _winners(self, src: np.ndarray, dst: np.ndarray, cand: np.ndarray, n: int
                  ) -> tuple[np.ndarray, np.ndarray]:
         """Mask of the edges achieving the exact extreme into each dst, and the float extremes."""
         s = self.sign
@@ -154,17 +212,9 @@ class _Pass:
         near = s * (cand - best[dst]) <= margin[dst]
         n_near = np.bincount(dst[near], minlength=n)
         winners = near.copy()
-        hard = n_near > 1
-        rows = np.nonzero(near & hard[dst])[0]
+        rows = np.nonzero(near & (n_near > 1)[dst])[0]
         if len(rows):
-            groups: dict[int, list[int]] = {}
-            for r in rows.tolist():
-                groups.setdefault(int(dst[r]), []).append(r)
-            for rs in groups.values():
-                values = [self.exact(t, int(src[r])) for r in rs]
-                ext = self._extreme(values)
-                for r, v in zip(rs, values, strict=True):
-                    winners[r] = v == ext
+            winners[rows] = self._extreme_rows(self.rows[src[rows]], dst[rows], n)
         return winners, best
 
     def select(self, eligible: np.ndarray | None, start: tuple[int, int],
@@ -191,11 +241,11 @@ class _Pass:
         s = self.sign
         ext_f = float(s * np.min(s * cand))
         near = np.nonzero(s * (cand - ext_f) <= 2 * float_error(abs(ext_f) + 1.0))[0]
-        plus = self.forms.plus_move
-        values = {int(r): plus(*self.exact(last, int(src[r])), int(dx[r]), int(dy[r]))
-                  for r in near}
-        ext = self._extreme(list(values.values()))
-        win = [r for r, v in values.items() if v == ext]
+        vals = self.rows[src[near]]
+        col, k = self.rad.of(dx[near] ** 2 + dy[near] ** 2)
+        vals[np.arange(len(near)), col] += k.astype(self.dtype)
+        best = self._extreme_rows(vals, np.zeros(len(near), dtype=np.int64), 1)
+        win = near[best].tolist()
         ties = sum((self.count[last][int(src[r])] for r in win), 0)
         acc = _acc_index(vx - a.vx[src], vy - a.vy[src])
         r_best = min(win, key=lambda r: (int(self.rank[last][int(src[r])]), int(acc[r])))
@@ -211,7 +261,7 @@ class _Pass:
         px, py = traj.positions[-2]
         traj = Trajectory((*traj.positions[:-1], (px + int(dx[r_best]), py + int(dy[r_best]))),
                           traj.accelerations)
-        return Extreme(self.forms.value(*ext), int(ties), traj)
+        return Extreme(self.rad.value(vals[int(np.nonzero(best)[0][0])]), int(ties), traj)
 
 
 @dataclass(frozen=True)

@@ -26,23 +26,25 @@ Dijkstra over dense state ids with a bucket queue. Every move is at least 1 long
 states whose distance lies in [k, k + 1) cannot improve one another and are settled in
 any order (each bucket split at the certified error margin so that floats within the
 error bound never decide it); moves are expanded one state at a time by the same
-compiled rules as the BFS (`model.expand_kernel`); the state table is an open-addressing
-hash of the phase-aware keys. Exact lengths are kept per state as a pair (integer part,
-id of the interned irrational part), interned by the kernel itself; only two lengths
-with different irrational parts that floats cannot order go to Python (`RadicalSum`),
-as do the square-free decompositions of move lengths (a few hundred per track). The
-kernel returns between slices of states settled (progress, Ctrl-C, time limits) and
-stops at the state budget.
+compiled rules as the BFS (`model.expand_kernel`); the state index chains the
+phase-aware keys per cell (`yellow_tables.state_find`: the states read one after another
+lie near one another); successors that provably cannot arrive (too fast to stay on the
+grid until they could: `yellow_prune.doomed_one`) are dropped. Exact lengths are kept
+per state as a pair (integer part, id of the interned irrational part), interned by the
+kernel itself; only two lengths with different irrational parts that floats cannot order
+go to Python (`RadicalSum`), as do the square-free decompositions of move lengths (a few
+hundred per track). The kernel returns between slices of states settled (progress,
+Ctrl-C, time limits) and stops at the state budget.
 
 Pruning by a certified bound (`prune=True`, the default; the result is the
 same, fewer states are settled): the estimate of a state is the larger of
 `finish_distance` (straight-line distance to F, + 1/2) and the king steps to just past
-F through drivable cells (`yellow_kernel.cell_steps`), both lower bounds on the length
+F through drivable cells (`yellow_prune.cell_steps`), both lower bounds on the length
 still needed. A first best-first search on dist + estimate finds some arriving
 trajectory; its float length plus its error bound is an upper bound U on the minimum.
 The exact search then drops every move whose end cannot arrive within U. On the open
 200x200 benchmark this settles ~200 states instead of 13 million. The first search
-is an A* within an eighth of `BOUND_BUDGET_PER_CELL` settled states per drivable cell
+is an A* within a thirty-second of `BOUND_BUDGET_PER_CELL` settled states per drivable cell
 and, where that finds nothing (winding tracks), a weighted A* within the whole budget
 (`yellow_bound.STAGES`). Where finish_distance is exact (a straight corridor) every
 straight trajectory landing just past F ties with yellow: the exact search then leaves
@@ -257,17 +259,14 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
     arrival along them, and walks greedily from the start taking the smallest
     acceleration index that stays on a best trajectory. Every tight edge goes from a
     distance d to d + |v'| >= d + 1, so the propagations are single passes over the edges
-    sorted by distance (`racecert.oracle.dag_order`).
+    in a topological order (`racecert.oracle.dag_order`): sorted by distance, or in exact
+    selection simply the order the search kept them in (by settled source).
     """
     e_src, e_dst, e_acc = edges
     a_src, a_acc, a_len = arrivals
     n = store.n
     dist = store.dist[:n]
-    ok = store.settled[e_dst].astype(bool)
-    e_src, e_dst, e_acc = e_src[ok], e_dst[ok], e_acc[ok]
     vx, vy = store.cols[2][e_dst], store.cols[3][e_dst]
-    step = np.sqrt((vx.astype(np.int64) ** 2 + vy.astype(np.int64) ** 2).astype(np.float64))
-    gap = np.abs(dist[e_src] + step - dist[e_dst])
     amin = float(a_len.min())
     if exact:
         near_arr = np.nonzero(a_len <= amin + 2 * float_error(amin + 1.0))[0]
@@ -284,27 +283,33 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
             best = min(values.values(), key=_Key)
             best_arr = np.array(sorted(r for r, v in values.items() if v == best),
                                 dtype=np.int64)
-        # Exactly tight edges are among the float-near ones; only those leading to a best
-        # arrival matter, so the exact check is limited to them.
-        maybe = gap <= 2 * float_error(dist[e_dst] + 1.0)
+        # Exactly tight edges are among the float-near ones, which are all the edges here
+        # (`Search.edges`); only those leading to a best arrival matter, so the exact check
+        # is limited to them. The edges come in the order their sources were settled, and
+        # the source of a float-near edge is settled before its target (the bucket queue's
+        # late parts: `yellow_kernel`), so that order is topological: no sort is needed.
         reach = np.zeros(n, dtype=bool)
         reach[a_src[best_arr]] = True
-        m_src, m_dst = e_src[maybe], e_dst[maybe]
-        mark_sources(m_src, m_dst, np.argsort(-dist[m_dst], kind="stable"), reach)
+        mark_sources(e_src, e_dst, np.arange(len(e_src) - 1, -1, -1), reach)
         tight = np.zeros(len(e_src), dtype=bool)
-        rows = np.nonzero(maybe & reach[e_dst])[0]
+        rows = np.nonzero(reach[e_dst])[0]
         # canonical forms: equal lengths exactly when the forms are equal
         ip, ir = store.extend(e_src[rows], vx[rows], vy[rows])
         tight[rows] = (ip == store.ipart[e_dst[rows]]) & (ir == store.irr[e_dst[rows]])
     else:
-        tight = gap <= EDITOR_TOLERANCE
+        step = np.sqrt((vx.astype(np.int64) ** 2 + vy.astype(np.int64) ** 2).astype(np.float64))
+        tight = np.abs(dist[e_src] + step - dist[e_dst]) <= EDITOR_TOLERANCE
         best_arr = np.nonzero(a_len <= amin + EDITOR_TOLERANCE)[0]
     t_src, t_dst, t_acc = e_src[tight], e_dst[tight], e_acc[tight]
     unreached = np.iinfo(np.int64).max // 4
     moves = np.full(n, unreached, dtype=np.int64)
     moves[start] = 0
-    # the fewest moves over tight paths: one pass in order of the source's distance
-    fewest_moves(t_src, t_dst, np.argsort(dist[t_src], kind="stable"), moves)
+    # the fewest moves over tight paths: one pass in order of the source's distance (exact:
+    # the order the edges came in, as above; a tolerance of 1e-6 may put both ends of a
+    # tight edge in one bucket, settled in any order, so the editor selection sorts)
+    forward = (np.arange(len(t_src)) if exact
+               else np.argsort(dist[t_src], kind="stable"))
+    fewest_moves(t_src, t_dst, forward, moves)
     arr_moves = moves[a_src[best_arr]] + 1
     m_best = int(arr_moves.min())
     best_arr = best_arr[arr_moves == m_best]
@@ -312,7 +317,9 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
     t_src, t_dst, t_acc = t_src[keep], t_dst[keep], t_acc[keep]
     good = np.zeros(n, dtype=bool)
     good[a_src[best_arr]] = True
-    mark_sources(t_src, t_dst, np.argsort(-dist[t_dst], kind="stable"), good)
+    backward = (np.arange(len(t_src) - 1, -1, -1) if exact
+                else np.argsort(-dist[t_dst], kind="stable"))
+    mark_sources(t_src, t_dst, backward, good)
     order = np.lexsort((t_acc, t_src))
     t_src, t_dst, t_acc = t_src[order], t_dst[order], t_acc[order]
     cur = start

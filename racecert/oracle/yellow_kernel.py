@@ -19,7 +19,15 @@ caller (`racecert.oracle.yellow_search.Search`):
   interned irrational id: `intern`, `plus_root`) and orders two candidates by floats
   only where they are further apart than the error bound; closer ones are settled by the
   pair (same irrational id: the integer parts) or, for different ids, by an exact
-  comparison answered by the caller. Exact ties go to fewer moves.
+  comparison answered by the caller. Exact ties go to fewer moves. A move's exact form is
+  built only where the move may be taken (to a new state, or one whose distance floats
+  cannot show to be smaller): most moves are not, and each form costs a transition-table
+  lookup.
+
+Every mode drops the successors that provably cannot arrive (`racecert.oracle.yellow_prune`:
+`doomed_one`, too fast to stay on the grid before they could arrive; `walled_one`, every
+move blocked by the row or column beside them); no arriving trajectory passes them. The
+estimates the searches prune and order by are there too.
 
 The kernel never calls Python. What it cannot do alone it asks for and returns: the
 square-free decomposition of a move's n = vx² + vy² (`NEED`, rows of `req` with kind 0:
@@ -40,6 +48,24 @@ import numpy as np
 from numba import njit
 
 from racecert.model.expand_kernel import expand_moves
+from racecert.oracle.yellow_prune import (  # noqa: F401 (re-exported for the callers)
+    F_AXIS,
+    F_HI2,
+    F_K,
+    F_K2,
+    F_LO2,
+    F_SIGN,
+    bound_one,
+    cell_steps,
+    doomed_one,
+    estimate_one,
+    gap2_many,
+    gap2_one,
+    moves_left_many,
+    moves_left_one,
+    overrun_moves,
+    walled_one,
+)
 from racecert.oracle.yellow_tables import (  # noqa: F401 (the counters, for the caller)
     C_ANS,
     C_ARR,
@@ -48,7 +74,9 @@ from racecert.oracle.yellow_tables import (  # noqa: F401 (the counters, for the
     C_BSRC,
     C_CUR,
     C_EDGES,
+    C_HCAP,
     C_HEAP,
+    C_LONG,
     C_MAXLEN,
     C_N,
     C_PARTS,
@@ -61,8 +89,8 @@ from racecert.oracle.yellow_tables import (  # noqa: F401 (the counters, for the
     intern,
     plus_root,
     sqf_find,
-    table_find,
-    table_put,
+    state_find,
+    state_put,
     take_in,
     trans_find,
     trans_put,
@@ -70,8 +98,6 @@ from racecert.oracle.yellow_tables import (  # noqa: F401 (the counters, for the
 
 EXACT, EDITOR, BOUND = 0, 1, 2
 DONE, SLICE, NEED, GROW, OVER = 0, 1, 2, 3, 4
-# fin: the finish line as integers: 2k + 1, 2lo - 1, 2hi + 1, axis (0: x), k, sign
-F_K2, F_LO2, F_HI2, F_AXIS, F_K, F_SIGN = range(6)
 EDITOR_TOLERANCE = 1e-6
 _U = 2.0**-53
 
@@ -80,114 +106,6 @@ _U = 2.0**-53
 def float_error_one(x):
     """`dijkstra.float_error` for one float (the same expression)."""
     return 8.0 * _U * (x + 3.0) * x
-
-
-@njit(cache=True, nogil=True, inline="always")
-def gap2_one(fin, x, y):
-    """(2·dx)² + (2·dy)² from the cell centre (x, y) to the finish line (`finish_gap2`)."""
-    if fin[F_AXIS] == 0:
-        c, s = np.int64(x), np.int64(y)
-    else:
-        c, s = np.int64(y), np.int64(x)
-    across = abs(fin[F_K2] - 2 * c)
-    along = max(max(fin[F_LO2] - 2 * s, 2 * s - fin[F_HI2]), 0)
-    return across * across + along * along
-
-
-@njit(cache=True, nogil=True, inline="always")
-def bound_one(fin, x, y):
-    """`finish_distance` of one state: (√gap2 + 1)/2, scaled just below."""
-    d = np.sqrt(np.float64(gap2_one(fin, x, y)))
-    return (0.5 * d + 0.5) * (1.0 - 2.0**-40)
-
-
-@njit(cache=True, nogil=True)
-def cell_steps(passable, fin, out):
-    """Per cell (y·w + x), the least number of king steps (8-neighbours) through passable
-    cells to a cell just past the finish line F (the column or row beyond F, from one
-    before its span to one after); -1 where none leads there.
-
-    A lower bound on the length still needed (`estimate_one`): a move from p to q touches,
-    in every column (dominant x; rows for dominant y) between them, the cell holding the
-    segment at that column's centre, so its touched cells hold a king path of
-    max(|dx|, |dy|) <= |v'| steps, all drivable in some layer; the arriving move's path
-    reaches a cell just past F within F's span widened by one; the steps of a trajectory
-    therefore number at most its length.
-    """
-    h, w = passable.shape
-    axis, k, sign = fin[F_AXIS], fin[F_K], fin[F_SIGN]
-    lo, hi = (fin[F_LO2] + 1) // 2 - 1, (fin[F_HI2] - 1) // 2 + 1
-    beyond = k + 1 if sign > 0 else k
-    out[:] = -1
-    queue = np.empty(h * w, dtype=np.int64)
-    n = 0
-    for s in range(lo, hi + 1):
-        x, y = (beyond, s) if axis == 0 else (s, beyond)
-        if 0 <= x < w and 0 <= y < h and passable[y, x] and out[y * w + x] < 0:
-            out[y * w + x] = 0
-            queue[n] = y * w + x
-            n += 1
-    head = 0
-    while head < n:
-        c = queue[head]
-        head += 1
-        cy, cx = c // w, c % w
-        for dy in range(-1, 2):
-            for dx in range(-1, 2):
-                x, y = cx + dx, cy + dy
-                if 0 <= x < w and 0 <= y < h and passable[y, x] and out[y * w + x] < 0:
-                    out[y * w + x] = out[c] + 1
-                    queue[n] = y * w + x
-                    n += 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def estimate_one(fin, steps, w, x, y):
-    """A float lower bound on the length still needed from (x, y): the larger of
-    `bound_one` and the king steps to just past F (`cell_steps`; none: no bound from it),
-    scaled just below."""
-    b = bound_one(fin, x, y)
-    st = steps[np.int64(y) * w + x]
-    if st > 0:
-        b = max(b, st * (1.0 - 2.0**-40))
-    return b
-
-
-@njit(cache=True, nogil=True, inline="always")
-def moves_left_one(fin, x, y, vx, vy):
-    """`moves_to_cross` of one state: the least n >= 1 with n(n+1)/2 + n·v >= D."""
-    if fin[F_AXIS] == 0:
-        p, v = np.int64(x), np.int64(vx)
-    else:
-        p, v = np.int64(y), np.int64(vy)
-    if fin[F_SIGN] > 0:
-        d = fin[F_K] + 1 - p
-    else:
-        d = p - fin[F_K]
-        v = -v
-    b = 2 * v + 1
-    if 1 + b >= 2 * d:
-        return np.int64(1)
-    disc = np.float64(b * b + 8 * d)
-    root = (-b + np.sqrt(max(disc, 0.0))) / 2
-    n = max(np.int64(np.floor(root)) - 2, np.int64(1))
-    while n * n + b * n < 2 * d:
-        n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def gap2_many(fin, x, y, out):
-    """`gap2_one` over arrays."""
-    for i in range(len(x)):
-        out[i] = gap2_one(fin, x[i], y[i])
-
-
-@njit(cache=True, nogil=True)
-def moves_left_many(fin, x, y, vx, vy, out):
-    """`moves_left_one` over arrays."""
-    for i in range(len(x)):
-        out[i] = moves_left_one(fin, x[i], y[i], vx[i], vy[i])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -282,10 +200,10 @@ def near_edges(e_src, e_dst, k, dist, settled, cols, exact, keep):
 @njit(cache=True, nogil=True)
 def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_sat,
            op_moves, op_speed, op_perp, phase_limit, lines,  # the rules (expand_moves)
-           fin, steps, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds and the tie cut
+           fin, steps, box, rowp, colp, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds
            settle_budget, max_states, slice_limit, stop_margin, weight,
            cols, dist, pred, moves, ipart, irr, settled, hval, lft,  # per state
-           tk, tv, hp, hq, hi, bhead, cnt, best,  # state table, queue, counters
+           head, nxt, skey, hp, hq, hi, bhead, cnt, best,  # state index, queue, counters
            e_src, e_dst, e_acc, a_src, a_acc, a_len,  # edges and arrivals kept
            t1, t2, t3, answers, req,  # exact forms: transitions, answers, requests
            sk, sv, sqf_in, p_off, p_len, pd, pk, itk, itv):  # square-free, interned parts
@@ -307,13 +225,15 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
     bd = np.empty(len(pd), dtype=np.int64)
     bk = np.empty(len(pd), dtype=np.int64)
     done_here = 0
+    wh = np.int64(w) * h
     if exact:
         take_in(sqf_in, cnt, sk, sv)
         if cnt[C_PARTS] == 0:  # part 0: no irrational part
             intern(bd, bk, key_none, p_off, p_len, pd, pk, itk, itv, cnt)
     if cnt[C_N] == 0:  # open the initial state, stored in column 0 by the caller
-        table_put(tk, tv, _key(w, h, cols[0, 0], cols[1, 0], np.int64(cols[2, 0]),
-                               np.int64(cols[3, 0]), cols[4, 0], cols[5, 0], cols[6, 0]), key_none)
+        state_put(head, nxt, skey, _key(w, h, cols[0, 0], cols[1, 0], np.int64(cols[2, 0]),
+                                        np.int64(cols[3, 0]), cols[4, 0], cols[5, 0],
+                                        cols[6, 0]), key_none, wh)
         dist[0], pred[0], moves[0], settled[0] = 0.0, -1, 0, 0
         cnt[C_N] = 1
         hi[0] = 0
@@ -327,7 +247,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
         cnt[C_HEAP] = 1
     while True:
         n = cnt[C_N]
-        if (n + 9 > len(dist) or 2 * (n + 9) > len(tk) or cnt[C_HEAP] + 9 > len(hi)
+        if (n + 9 > len(dist) or cnt[C_LONG] > 0 or cnt[C_HEAP] + 9 > len(hi)
                 or cnt[C_EDGES] + 9 > len(e_src) or cnt[C_ARR] + 9 > len(a_src)):
             return GROW
         if exact and (2 * (cnt[C_TRANS] + 9) > len(t1) or cnt[C_PARTS] + 9 > len(p_off)
@@ -393,6 +313,10 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                 c = dv + np.sqrt(np.float64(n2))
                 cand[j] = c
                 ok[j] = True
+                if (doomed_one(fin, box, sc[0, j], sc[1, j], qvx, qvy)
+                        or walled_one(rowp, colp, sc[0, j], sc[1, j], qvx, qvy)):
+                    ok[j] = False
+                    continue
                 if prune and c - float_error_one(c) + estimate_one(fin, steps, w, sc[0, j],
                                                                  sc[1, j]) > limit:
                     ok[j] = False
@@ -403,11 +327,21 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                         cnt[C_BNEED] = sb
                         return GROW
                 keys[j] = _key(w, h, sc[0, j], sc[1, j], qvx, qvy, sc[4, j], sc[5, j], sc[6, j])
-                t = table_find(tk, tv, keys[j])
+                t = state_find(head, nxt, skey, keys[j], wh, cnt)
                 ids[j] = t
                 better[j] = -1
-                if not exact:
+                if not exact or (t >= 0 and settled[t]):
                     continue
+                # The exact form is needed only where the move may be taken: to a new
+                # state, or one whose distance floats cannot show to be smaller.
+                near = False
+                if t >= 0:
+                    dt = dist[t]
+                    lo = min(c, dt)
+                    thr = lo + 2 * float_error_one(lo + 1.0)
+                    if c > thr:
+                        continue  # floats decide: not shorter, never taken
+                    near = dt <= thr
                 root = np.int64(np.rint(np.sqrt(np.float64(n2))))
                 if root * root == n2:
                     nip[j], nir[j] = ipart[v] + root, irr[v]
@@ -427,13 +361,8 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                                            p_len, pd, pk, itk, itv, cnt)
                         trans_put(t1, t2, t3, irr[v], n2, nir[j])
                         cnt[C_TRANS] += 1
-                if t < 0 or settled[t] or not np.isfinite(dist[t]):
-                    continue
-                dt = dist[t]
-                lo = min(c, dt)
-                thr = lo + 2 * float_error_one(lo + 1.0)
-                if c > thr or dt > thr:
-                    continue  # floats decide
+                if not near:
+                    continue  # a new state, or floats decide: shorter
                 if nir[j] == irr[t]:
                     better[j] = 1 if (nip[j] < ipart[t] or (
                         nip[j] == ipart[t] and moves[v] + 1 < moves[t])) else 0
@@ -489,7 +418,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
             if t < 0:
                 t = cnt[C_N]
                 cnt[C_N] += 1
-                table_put(tk, tv, keys[j], t)
+                state_put(head, nxt, skey, keys[j], t, wh)
                 for f in range(7):
                     cols[f, t] = sc[f, j]
                 dist[t] = np.inf

@@ -26,6 +26,10 @@ SLICE_STATES = 1 << 15
 """States settled per kernel call: between calls Python runs signal handlers (Ctrl-C, the
 time limit) and progress reports."""
 _START = 1024
+HEADS_PER_STATE = 8
+"""The state index's heads (`yellow_tables.state_find`) stay below this many per state
+of room (plus one per cell): more heads per cell shorten the chains where states crowd
+into few cells, at a memory cost bounded by the states."""
 GROWTH = 4
 """Arrays grow by this factor: each copy is of at most a quarter of the final size (growing
 the arrays of millions of states costs about as much as settling them otherwise)."""
@@ -36,6 +40,26 @@ def finish_ints(track: Track) -> np.ndarray:
     f = track.finish
     row = [2 * f.k + 1, 2 * f.lo - 1, 2 * f.hi + 1, 0 if f.axis == "x" else 1, f.k, f.sign]
     return np.array(row, dtype=np.int64)
+
+
+def endable_box(track: Track) -> np.ndarray:
+    """xmin, xmax, ymin, ymax of the cells endable in some layer: every move ends inside
+    (`yellow_prune.doomed_one`)."""
+    ys, xs = np.nonzero(track.surface_arrays.endable.any(axis=0))
+    if not len(xs):
+        return np.array([0, -1, 0, -1], dtype=np.int64)
+    return np.array([xs.min(), xs.max(), ys.min(), ys.max()], dtype=np.int64)
+
+
+def drivable_prefix(track: Track) -> tuple[np.ndarray, np.ndarray]:
+    """Per row and per column, the prefix counts of the cells drivable in some layer
+    (row y: [y, x] counts the cells before column x; `yellow_prune.walled_one`)."""
+    d = track.surface_arrays.drivable.any(axis=0).astype(np.int32)
+    rowp = np.zeros((d.shape[0], d.shape[1] + 1), dtype=np.int32)
+    colp = np.zeros((d.shape[1], d.shape[0] + 1), dtype=np.int32)
+    rowp[:, 1:] = d.cumsum(axis=1)
+    colp[:, 1:] = d.T.cumsum(axis=1)
+    return rowp, colp
 
 
 class Search:
@@ -56,6 +80,8 @@ class Search:
         self.steps = np.empty(track.width * track.height, dtype=np.int64)
         yk.cell_steps(np.ascontiguousarray(track.surface_arrays.drivable.any(axis=0)),
                       self.fin, self.steps)
+        self.box = endable_box(track)
+        self.rowp, self.colp = drivable_prefix(track)
         self.prune, self.limit = prune, float(limit)
         self.cut = cut if cut is not None else (0, -1, 0)
         self.cut_on = cut is not None
@@ -63,22 +89,27 @@ class Search:
         c = _START
         self.cols = np.zeros((7, c), dtype=np.int32)
         self.dist = np.full(c, np.inf)
-        self.pred = np.full(c, -1, dtype=np.int64)
-        self.moves = np.zeros(c, dtype=np.int64)
+        # ids, moves and interned ids fit 32 bits (`_grow_states`, `_grow_queue`): the
+        # arrays are held and copied for millions of states
+        self.pred = np.full(c, -1, dtype=np.int32)
+        self.moves = np.zeros(c, dtype=np.int32)
         ce, cb = (c if mode == yk.EXACT else 1), (c if mode == yk.BOUND else 1)
         self.ipart = np.zeros(ce, dtype=np.int64)  # exact forms: EXACT only
-        self.irr = np.zeros(ce, dtype=np.int64)
+        self.irr = np.zeros(ce, dtype=np.int32)
         self.settled = np.zeros(c, dtype=np.uint8)
         self.hval = np.zeros(cb)  # estimates: BOUND only
         self.lft = np.zeros(cb, dtype=np.int64)
-        self.tk = np.full(2 * c, -1, dtype=np.int64)
-        self.tv = np.zeros(2 * c, dtype=np.int64)
-        self.hp = np.zeros(c)
-        self.hq = np.zeros(c, dtype=np.int64)
-        self.hi = np.zeros(c, dtype=np.int64)
+        self.wh = track.width * track.height
+        self.head = np.full(self.wh, -1, dtype=np.int32)  # one head per cell to begin
+        self.nxt = np.zeros(c, dtype=np.int32)
+        self.skey = np.zeros(c, dtype=np.int64)
+        self.hp = np.zeros(cb)  # the heap's keys: BOUND only (else bucket lists)
+        self.hq = np.zeros(c, dtype=np.int32)
+        self.hi = np.zeros(c, dtype=np.int32)
         self.cnt = np.zeros(yt.N_COUNTERS, dtype=np.int64)
         self.bhead = np.full(_START, -1, dtype=np.int64)
         self.cnt[yk.C_BSRC] = -1
+        self.cnt[yk.C_HCAP] = HEADS_PER_STATE * c + self.wh
         self.best = np.array([np.inf, 0.0])
         self.e_src = np.zeros(c, dtype=np.int32)  # ids < 2^31: `_grow_states`
         self.e_dst = np.zeros(c, dtype=np.int32)
@@ -122,15 +153,14 @@ class Search:
         return int(self.cnt[yk.C_WIN])
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The kept moves (src, dst, acceleration index, as int64) that the selection can
-        find tight (`yellow_kernel.near_edges`): the kernel kept every move within the
-        tolerance of its target's distance when it was relaxed."""
+        """The kept moves (src, dst: int32, acceleration index: int8), in the order they were
+        kept, that the selection can find tight (`yellow_kernel.near_edges`): the kernel kept
+        every move within the tolerance of its target's distance when it was relaxed."""
         k = int(self.cnt[yk.C_EDGES])
         keep = np.empty(k, dtype=np.bool_)
         yk.near_edges(self.e_src, self.e_dst, k, self.dist, self.settled, self.cols,
                       self.mode == yk.EXACT, keep)
-        return (self.e_src[:k][keep].astype(np.int64), self.e_dst[:k][keep].astype(np.int64),
-                self.e_acc[:k][keep].astype(np.int64))
+        return self.e_src[:k][keep], self.e_dst[:k][keep], self.e_acc[:k][keep]
 
     def arrivals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         k = int(self.cnt[yk.C_ARR])
@@ -193,10 +223,12 @@ class Search:
         max_states = budget.limit if budget is not None else -1
         while True:
             status = yk.search(
-                self.mode, *self.rules_args, self.fin, self.steps, self.prune, self.limit,
+                self.mode, *self.rules_args, self.fin, self.steps, self.box, self.rowp,
+                self.colp, self.prune, self.limit,
                 self.cut_on, *self.cut, self.settle_budget, max_states, SLICE_STATES,
                 stop_margin, self.weight, self.cols, self.dist, self.pred, self.moves,
-                self.ipart, self.irr, self.settled, self.hval, self.lft, self.tk, self.tv,
+                self.ipart, self.irr, self.settled, self.hval, self.lft, self.head, self.nxt,
+                self.skey,
                 self.hp, self.hq, self.hi, self.bhead, self.cnt, self.best, self.e_src,
                 self.e_dst, self.e_acc, self.a_src, self.a_acc, self.a_len, self.t1,
                 self.t2, self.t3, self.answers, self.req, self.sk, self.sv, self.sqf_in,
@@ -260,13 +292,14 @@ class Search:
         n = self.n
         if n + 9 > len(self.dist):
             self._grow_states(GROWTH * len(self.dist))
-        if 2 * (n + 9) > len(self.tk):
-            size = GROWTH * len(self.tk)
-            nk, nv = np.full(size, -1, dtype=np.int64), np.zeros(size, dtype=np.int64)
-            yt.rehash(self.tk, self.tv, nk, nv)
-            self.tk, self.tv = nk, nv
+        self.cnt[yk.C_HCAP] = HEADS_PER_STATE * len(self.dist) + self.wh
+        if self.cnt[yk.C_LONG]:
+            self.cnt[yk.C_LONG] = 0
+            if 2 * len(self.head) <= self.cnt[yk.C_HCAP]:
+                self.head = np.full(2 * len(self.head), -1, dtype=np.int32)
+                yt.state_reindex(self.head, self.nxt, self.skey, n, self.wh)
         if self.cnt[yk.C_HEAP] + 9 > len(self.hi):
-            self.hp, self.hq, self.hi = (_double(a) for a in (self.hp, self.hq, self.hi))
+            self._grow_queue()
         if self.cnt[yk.C_BNEED] >= len(self.bhead):
             size = max(2 * len(self.bhead), 2 * int(self.cnt[yk.C_BNEED]))
             self.bhead = np.concatenate((self.bhead, np.full(size - len(self.bhead), -1,
@@ -295,6 +328,8 @@ class Search:
         (the hash table rebuilt)."""
         c = self.cnt
         if c[yk.C_PARTS] + extra > len(self.p_off):
+            if GROWTH * len(self.p_off) >= 2**31:  # the states keep the ids in 32 bits
+                raise MemoryError("yellow: more than 2^31 interned irrational parts")
             self.p_off, self.p_len = _double(self.p_off), _double(self.p_len)
         if c[yk.C_POOL] + extra * (c[yk.C_MAXLEN] + 1) > len(self.pd):
             self.pd, self.pk = _double(self.pd), _double(self.pk)
@@ -305,14 +340,24 @@ class Search:
             yt.rehash_parts(self.p_off, self.p_len, self.pd, self.pk, int(c[yk.C_PARTS]),
                             self.itk, self.itv)
 
+    def _grow_queue(self) -> None:
+        """Grow the queue's entries (heap or bucket lists; entry indices < 2^31)."""
+        if GROWTH * len(self.hi) >= 2**31:
+            raise MemoryError("yellow: more than 2^31 queue entries")
+        self.hq, self.hi = _double(self.hq), _double(self.hi)
+        if len(self.hp) > 1:
+            self.hp = _double(self.hp)
+
     def _grow_states(self, cap: int) -> None:
         if cap >= 2**31:
             raise MemoryError("yellow: more than 2^31 states")
-        extra = cap - len(self.dist)
-        self.cols = np.concatenate((self.cols, np.zeros((7, extra), dtype=np.int32)), axis=1)
-        self.dist = np.concatenate((self.dist, np.full(extra, np.inf)))
-        self.pred = np.concatenate((self.pred, np.full(extra, -1, dtype=np.int64)))
-        for name in ("moves", "ipart", "irr", "settled", "hval", "lft"):
+        # Zeroed, not filled: the kernel sets every field of a state when it stores it, and
+        # untouched zero pages cost nothing until then (a fill wrote all of the new room).
+        cols = np.zeros((7, cap), dtype=np.int32)
+        cols[:, : self.cols.shape[1]] = self.cols
+        self.cols = cols
+        for name in ("dist", "pred", "moves", "ipart", "irr", "settled", "hval", "lft", "nxt",
+                     "skey"):
             a = getattr(self, name)
             if len(a) > 1:  # the arrays a mode does not use stay of length 1
                 setattr(self, name, _double(a, cap))

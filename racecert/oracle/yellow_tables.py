@@ -1,9 +1,11 @@
 """The yellow kernel's tables (`racecert.oracle.yellow_kernel`), compiled with numba.
 
-Open-addressing hash tables with linear probing over power-of-two arrays, filled and
-read by the kernel, grown (rehashed) by the caller (`yellow_search.Search`):
+Tables filled and read by the kernel, grown (rehashed) by the caller
+(`yellow_search.Search`); all but the state index are open-addressing hash tables with
+linear probing over power-of-two arrays:
 
-- the state table, state key -> dense id (`table_find`, `table_put`);
+- the state index, state key -> dense id: chains of ids per cell (`state_find`,
+  `state_put`, `state_reindex`);
 - the exact forms: an irrational part sum k·sqrt(d) (d > 1 square-free, sorted by d,
   every k positive: `RadicalForms`'s canonical form) is interned as an id (`intern`:
   terms in a pool, a hash of them to the ids); (id, n) -> the id of id + sqrt(n)
@@ -22,10 +24,11 @@ from numba import njit
 # cnt indices: states stored, queue entries, states settled, edges, arrivals, requests,
 # answers, best arrival's moves (bound), best arrival's source (bound), windows; interned
 # irrational parts, their pool's size, the longest part, transitions; the bucket being
-# settled, the bucket index that needs room; decompositions handed in (`sqf_in`)
+# settled, the bucket index that needs room; decompositions handed in (`sqf_in`); a chain
+# of the state index longer than `CHAIN` was walked, the largest head array allowed
 (C_N, C_HEAP, C_SETTLED, C_EDGES, C_ARR, C_REQ, C_ANS, C_BMOVES, C_BSRC, C_WIN, C_PARTS, C_POOL,
- C_MAXLEN, C_TRANS, C_CUR, C_BNEED, C_SQFIN) = range(17)
-N_COUNTERS = C_SQFIN + 1
+ C_MAXLEN, C_TRANS, C_CUR, C_BNEED, C_SQFIN, C_LONG, C_HCAP) = range(19)
+N_COUNTERS = C_HCAP + 1
 """The length of the counters array `cnt` the kernel and `Search` share."""
 _EMPTY = -1
 
@@ -39,37 +42,57 @@ def _mix(a, b):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, nogil=True)
-def table_find(tk, tv, key):
-    """Open addressing (linear probing, power-of-two size): the value of `key`, -1 if none."""
-    mask = np.uint64(len(tk) - 1)
-    slot = _mix(key, 0) & mask
-    while True:
-        k = tk[slot]
-        if k == key:
-            return tv[slot]
-        if k == _EMPTY:
-            return np.int64(-1)
-        slot = (slot + np.uint64(1)) & mask
+CHAIN = 8
+"""A state index chain walked longer than this asks for more heads (`state_find`)."""
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _head_of(key, wh, bmask):
+    """The head slot of a state key whose lowest mixed-radix digit is its cell y·w + x
+    (< `wh`): each cell owns bmask + 1 consecutive heads, the rest of the key hashed
+    among them."""
+    return (key % wh) * (bmask + 1) + np.int64(_mix(key // wh, 0) & np.uint64(bmask))
 
 
 @njit(cache=True, nogil=True)
-def table_put(tk, tv, key, value):
-    """Insert or overwrite `key` (keys are >= 0)."""
-    mask = np.uint64(len(tk) - 1)
-    slot = _mix(key, 0) & mask
-    while tk[slot] != _EMPTY and tk[slot] != key:
-        slot = (slot + np.uint64(1)) & mask
-    tk[slot] = key
-    tv[slot] = value
+def state_find(head, nxt, skey, key, wh, cnt):
+    """The id of the state with `key`, -1 if none: the state index is one chain of ids per
+    head (`_head_of`), linked by `nxt`, each id's key in `skey`.
+
+    Why chains per cell and not one hash over the whole table: the successors of a state
+    lie in a few neighbouring cells, and the states settled one after another lie near one
+    another on the track and were stored at about the same time, so the heads and the
+    chain entries read are the ones just read (a hash over millions of slots missed the
+    cache on almost every probe, most of the search's time on a long serpentine). A walk
+    longer than `CHAIN` sets `cnt[C_LONG]` (the caller doubles the heads per cell)."""
+    bmask = len(head) // wh - 1
+    i = head[_head_of(key, wh, bmask)]
+    walked = 0
+    while i >= 0:
+        if skey[i] == key:
+            return np.int64(i)
+        i = nxt[i]
+        walked += 1
+    if walked > CHAIN and 2 * len(head) <= cnt[C_HCAP]:
+        cnt[C_LONG] = 1
+    return np.int64(-1)
 
 
 @njit(cache=True, nogil=True)
-def rehash(tk, tv, nk, nv):
-    """Move every entry of (tk, tv) into the empty, larger table (nk, nv)."""
-    for i in range(len(tk)):
-        if tk[i] != _EMPTY:
-            table_put(nk, nv, tk[i], tv[i])
+def state_put(head, nxt, skey, key, i, wh):
+    """Add state id i with `key` (not yet in the index) to the front of its chain."""
+    slot = _head_of(key, wh, len(head) // wh - 1)
+    skey[i] = key
+    nxt[i] = head[slot]
+    head[slot] = i
+
+
+@njit(cache=True, nogil=True)
+def state_reindex(head, nxt, skey, n, wh):
+    """Chain the ids 0..n-1 (keys in `skey`) into the empty heads `head` (new per-cell
+    head count)."""
+    for i in range(n):
+        state_put(head, nxt, skey, skey[i], i, wh)
 
 
 @njit(cache=True, nogil=True)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from racecert.analysis.representatives import RepresentativeDP
+from racecert.analysis.representatives import RepresentativeDP, _Radicands
 from racecert.model.errors import TrackError
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
@@ -108,3 +110,24 @@ def test_random_rooms(data: bytes) -> None:
     except TrackError:
         return
     check(t)
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(-9, 9), st.integers(-9, 9)), max_size=8),
+                min_size=1, max_size=8))
+def test_radicand_rows_are_exact_lengths(paths: list[list[tuple[int, int]]]) -> None:
+    """`_Radicands` rows: each path's row is its exact length (`RadicalSum`), and two rows
+    are equal exactly when the lengths are."""
+    moves = [m for p in paths for m in p] or [(1, 0)]
+    rad = _Radicands(np.array([vx * vx + vy * vy for vx, vy in moves], dtype=np.int64))
+    rows, sums = [], []
+    for p in paths:
+        row = np.zeros(len(rad.radicands), dtype=np.int64)
+        for vx, vy in p:
+            col, k = rad.of(np.array([vx * vx + vy * vy], dtype=np.int64))
+            row[col[0]] += k[0]
+        rows.append(row)
+        sums.append(sum((RadicalSum.of_vector(vx, vy) for vx, vy in p), RadicalSum.zero()))
+        assert rad.value(row) == sums[-1]
+    for a, ra in zip(sums, rows, strict=True):
+        for b, rb in zip(sums, rows, strict=True):
+            assert (a == b) == bool((ra == rb).all())

@@ -1,6 +1,8 @@
 """Yellow's bounds (racecert.oracle.yellow_bound): the moves lower bound against a 1-D
 brute force, the exact finish distance, and the tie cut against the uncut search (which
-the brute force of test_dijkstra.py checks on small rooms), with a corruption test."""
+the brute force of test_dijkstra.py checks on small rooms), with a corruption test; the
+states every search drops (`yellow_prune.doomed_one`, `walled_one`) against the exact
+rules."""
 
 from __future__ import annotations
 
@@ -16,12 +18,14 @@ from benchmarks.generate import corridor
 from racecert.model.errors import TrackError
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
-from racecert.model.rules import CarState, StateArrays
+from racecert.model.rules import ACCELERATIONS, CarState, StateArrays, apply_move
 from racecert.model.track import Line, Track
 from racecert.oracle import dijkstra
+from racecert.oracle import yellow_kernel as yk
 from racecert.oracle.bfs import layered_bfs
 from racecert.oracle.dijkstra import finish_distance, shortest_trajectory
 from racecert.oracle.yellow_bound import finish_gap2, moves_to_cross
+from racecert.oracle.yellow_search import drivable_prefix, endable_box, finish_ints
 from tests.oracle.test_dijkstra import room
 
 
@@ -139,3 +143,113 @@ def test_a_cut_trusting_too_few_moves_changes_the_result(monkeypatch) -> None:
     monkeypatch.setattr(dijkstra, "upper_bound", lying)
     broken = yellow(t)
     assert (broken.moves, broken.accelerations) != (honest.moves, honest.accelerations)
+
+
+# -- doomed states: dropped by every search mode (`yellow_prune.doomed_one`) ----------------
+
+
+def _doomed(track: Track, s: CarState) -> bool:
+    return bool(yk.doomed_one(finish_ints(track), endable_box(track), s.x, s.y, s.vx, s.vy))
+
+
+def _dies_without_arriving(track: Track, s: CarState, horizon: int) -> bool:
+    """True when every move sequence from `s` ends in an invalid move within `horizon`
+    moves and none arrives (the exact reference `apply_move`, every acceleration)."""
+    frontier = {s}
+    for _ in range(horizon):
+        nxt = set()
+        for u in frontier:
+            for acc in ACCELERATIONS:
+                r = apply_move(track, u, acc)
+                if r.valid:
+                    if r.arrives:
+                        return False
+                    nxt.add(r.state)
+        if not nxt:
+            return True
+        frontier = nxt
+    return False
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_rooms())
+def test_doomed_states_cannot_arrive(data: bytes) -> None:
+    """Every reachable state (fast ones towards the far wall among them) that the kernel
+    calls doomed dies within its overrun moves without arriving, by the exact rules."""
+    try:
+        t = parse_track(data)
+    except TrackError:
+        return
+    x, y = t.car.position
+    seen = {CarState(x, y, 0, 0, t.car.layer, 0, 0)}
+    frontier = set(seen)
+    while frontier and len(seen) < 4000:
+        nxt = set()
+        for u in frontier:
+            for acc in ACCELERATIONS:
+                r = apply_move(t, u, acc)
+                if r.valid and not r.arrives and r.state not in seen:
+                    nxt.add(r.state)
+        seen |= nxt
+        frontier = nxt
+    box = endable_box(t)
+    for s in seen:
+        if _doomed(t, s):
+            k = max(yk.overrun_moves(s.x, s.vx, box[0], box[1]),
+                    yk.overrun_moves(s.y, s.vy, box[2], box[3]))
+            assert _dies_without_arriving(t, s, k), s
+
+
+def test_a_car_too_fast_for_the_far_wall_is_doomed_unless_it_can_arrive_first() -> None:
+    """tiny_straight (F at x = 6.5, row 1, walls beyond x = 8): at 4 cells a move the car
+    on x = 3 must still travel 3 + 2 + 1 = 6 cells past x = 3 before it can turn, but it
+    arrives on its next move; on x = 7, past F and heading on, it cannot arrive again."""
+    t = load_track("tracks/tiny_straight.toml")
+    box = endable_box(t)
+    assert yk.overrun_moves(3, 4, box[0], box[1]) >= 1
+    assert not _doomed(t, CarState(3, 1, 4, 0, 0, 1, 0))
+    assert _doomed(t, CarState(7, 1, 4, 0, 0, 1, 0))
+    assert _dies_without_arriving(t, CarState(7, 1, 4, 0, 0, 1, 0), 4)
+
+
+def _walled(track: Track, s: CarState) -> bool:
+    rowp, colp = drivable_prefix(track)
+    return bool(yk.walled_one(rowp, colp, s.x, s.y, s.vx, s.vy))
+
+
+def _no_valid_move(track: Track, s: CarState) -> bool:
+    return not any(apply_move(track, s, acc).valid for acc in ACCELERATIONS)
+
+
+def _check_walled_states(track: Track, speed: int) -> int:
+    """Every state on a cell drivable in its layer, velocities up to `speed`: the kernel's
+    `walled_one` only where no move is valid by the exact rules. Returns how many it
+    called walled."""
+    sa = track.surface_arrays
+    seen = 0
+    for layer in range(sa.drivable.shape[0]):
+        ys, xs = np.nonzero(sa.drivable[layer])
+        for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
+            for vx in range(-speed, speed + 1):
+                for vy in range(-speed, speed + 1):
+                    s = CarState(x, y, vx, vy, layer, 1, 0)
+                    if _walled(track, s):
+                        seen += 1
+                        assert _no_valid_move(track, s), s
+    return seen
+
+
+def test_walled_states_have_no_valid_move_on_a_bridge() -> None:
+    """ocho: a figure eight whose roads cross on two layers (ramps, an overpass)."""
+    assert _check_walled_states(load_track("tracks/ocho.toml"), 4) > 1000
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_rooms())
+def test_walled_states_have_no_valid_move(data: bytes) -> None:
+    """Rooms with obstacles: every state the kernel calls walled has no valid move."""
+    try:
+        t = parse_track(data)
+    except TrackError:
+        return
+    _check_walled_states(t, 3)

@@ -62,21 +62,28 @@ def test_the_kernel_matches_the_independent_search(g) -> None:
     assert e.reachable and abs(e.length.to_float() - y.length.to_float()) <= 1e-6
 
 
-@given(st.lists(st.integers(0, 10**15), max_size=300))
-def test_the_state_table_matches_a_dict(keys: list[int]) -> None:
-    tk, tv = np.full(4, -1, dtype=np.int64), np.zeros(4, dtype=np.int64)
+@given(st.lists(st.integers(0, 10**15), max_size=300), st.integers(1, 40))
+def test_the_state_index_matches_a_dict(keys: list[int], wh: int) -> None:
+    """The per-cell chains (`yellow_tables.state_find`) against a dict, the heads doubled
+    and the ids chained again whenever a walk was long, as `Search._grow` does."""
+    cap = 8 * max(len(keys), 1) + wh
+    head = np.full(wh, -1, dtype=np.int32)
+    nxt = np.zeros(max(len(keys), 1), dtype=np.int32)
+    skey = np.zeros(max(len(keys), 1), dtype=np.int64)
+    cnt = np.zeros(yt.N_COUNTERS, dtype=np.int64)
+    cnt[yt.C_HCAP] = cap
     ref: dict[int, int] = {}
     for k in keys:
-        assert yt.table_find(tk, tv, k) == ref.get(k, -1)
+        assert yt.state_find(head, nxt, skey, k, wh, cnt) == ref.get(k, -1)
+        if cnt[yt.C_LONG]:
+            cnt[yt.C_LONG] = 0
+            head = np.full(2 * len(head), -1, dtype=np.int32)
+            yt.state_reindex(head, nxt, skey, len(ref), wh)
         if k not in ref:
             ref[k] = len(ref)
-            if 2 * len(ref) > len(tk):
-                nk, nv = np.full(2 * len(tk), -1, dtype=np.int64), np.zeros(2 * len(tk),
-                                                                            dtype=np.int64)
-                yt.rehash(tk, tv, nk, nv)
-                tk, tv = nk, nv
-            yt.table_put(tk, tv, k, ref[k])
-    assert [yt.table_find(tk, tv, k) for k in ref] == list(ref.values())
+            yt.state_put(head, nxt, skey, k, ref[k], wh)
+    assert len(head) <= cap
+    assert [yt.state_find(head, nxt, skey, k, wh, cnt) for k in ref] == list(ref.values())
 
 
 @given(st.lists(st.lists(st.tuples(st.integers(-12, 12), st.integers(-12, 12)), max_size=12),
@@ -134,9 +141,10 @@ def test_a_budget_stops_the_search_where_it_is_crossed() -> None:
 
 
 def test_ctrl_c_stops_the_yellow_kernel(tmp_path: Path) -> None:
-    """A serpentine's yellow search takes seconds: interrupted at its first progress line."""
+    """A long serpentine's yellow search takes seconds (60 plies: past the 2 s before any
+    progress line, with room to spare): interrupted at its first progress line."""
     track = tmp_path / "serpentine.toml"
-    track.write_text(serpentine())
+    track.write_text(serpentine(60))
     code, stdout, err = ctrl_c_at(["analyze", str(track)], ("yellow (",), tmp_path)
     assert_interrupted(code, err)
     assert stdout == ""
