@@ -141,10 +141,11 @@ def test_a_budget_stops_the_search_where_it_is_crossed() -> None:
 
 
 def test_ctrl_c_stops_the_yellow_kernel(tmp_path: Path) -> None:
-    """A long serpentine's yellow search takes seconds (60 plies: past the 2 s before any
-    progress line, with room to spare): interrupted at its first progress line."""
+    """A long serpentine's yellow search takes seconds (120 plies: about 6 s here, well
+    past the 2 s before any progress line even on a faster machine; the run is stopped at
+    its first progress line, so the size costs little): interrupted there."""
     track = tmp_path / "serpentine.toml"
-    track.write_text(serpentine(60))
+    track.write_text(serpentine(120))
     code, stdout, err = ctrl_c_at(["analyze", str(track)], ("yellow (",), tmp_path)
     assert_interrupted(code, err)
     assert stdout == ""
