@@ -4,7 +4,9 @@ Every `racecert` process pays for what its imports load before it does any work,
 and the suite starts hundreds of them. `--version`, `validate` and `analyze` need
 none of the batch runner (Dask, DuckDB, matplotlib), the studio (Starlette,
 Uvicorn), nor the certification's solvers (OR-Tools, PySAT, sympy); nor does
-`import racecert` or its `load_track` and `analyze`. Each case runs in a fresh
+`import racecert` or its `load_track` and `analyze`; nor does the `studio` server,
+whose jobs each run the certificate (or analysis) in a process of their own (the
+server adds Starlette and Uvicorn only). Each case runs in a fresh
 interpreter, so that nothing the test process already loaded can hide an import,
 which writes `sys.modules` to a file as it exits (`-X importtime` would not do: it
 does not list the modules loaded through `importlib.import_module`).
@@ -12,9 +14,12 @@ does not list the modules loaded through `importlib.import_module`).
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -83,3 +88,31 @@ def test_each_command_loads_only_its_own_module(tmp_path: Path) -> None:
     assert "racecert.cli.validate" in commands
     assert not commands & {"racecert.cli.analyze", "racecert.cli.certify", "racecert.cli.batch",
                            "racecert.cli.studio", "racecert.cli.race"}
+
+
+def test_the_studio_server_loads_no_certificate(tmp_path: Path) -> None:
+    """`racecert studio` starts, serves the page's session (a track read and checked, the
+    race's drivers listed) and ends at Ctrl-C without the certificate and its solvers:
+    each job imports them in its own `racecert.studio.worker` process."""
+    out = tmp_path / "modules.txt"
+    proc = subprocess.Popen([sys.executable, "-c", PROBE + AS_MAIN, "studio", TINY,
+                             "--port", "0", "--folder", str(tmp_path)], cwd=ROOT,
+                            env=dict(ENV, STARTUP_MODULES=str(out)), stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        line = proc.stderr.readline()
+        assert line.startswith("racecert studio: http://127.0.0.1:"), line
+        url, _, token = line.split()[2].partition("/?token=")
+        session = json.loads(urllib.request.urlopen(urllib.request.Request(
+            url + "/api/session", headers={"X-Racecert-Token": token}), timeout=30).read())
+        assert session["initial"]["document"]["name"] == "Tiny straight"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stderr.close()
+    names = set(out.read_text().split())
+    assert {"racecert.studio.app", "racecert.studio.worker"} <= names  # the probe saw it
+    assert heavy_in(names) == ["starlette", "uvicorn"]
+    assert not {"racecert.certification.certificate", "racecert.studio.payload"} & names
