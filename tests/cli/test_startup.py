@@ -6,7 +6,8 @@ none of the batch runner (Dask, DuckDB, matplotlib), the studio (Starlette,
 Uvicorn), nor the certification's solvers (OR-Tools, PySAT, sympy); nor does
 `import racecert` or its `load_track` and `analyze`; nor does the `studio` server,
 whose jobs each run the certificate (or analysis) in a process of their own (the
-server adds Starlette and Uvicorn only). Each case runs in a fresh
+server adds Starlette and Uvicorn only); nor does a `batch` that analyses, in its
+client or its tasks. Each case runs in a fresh
 interpreter, so that nothing the test process already loaded can hide an import,
 which writes `sys.modules` to a file as it exits (`-X importtime` would not do: it
 does not list the modules loaded through `importlib.import_module`).
@@ -88,6 +89,29 @@ def test_each_command_loads_only_its_own_module(tmp_path: Path) -> None:
     assert "racecert.cli.validate" in commands
     assert not commands & {"racecert.cli.analyze", "racecert.cli.certify", "racecert.cli.batch",
                            "racecert.cli.studio", "racecert.cli.race"}
+
+
+# A batch task as a worker runs it (`run_job`, after the client's modules are loaded):
+# an analysis of the tiny track, its figures in the outcome.
+BATCH_TASK = f"""\
+import hashlib, racecert.cli.batch
+from racecert.batch.task import TrackJob, racecert_version, run_job
+data = open({TINY!r}, "rb").read()
+job = TrackJob({TINY!r}, hashlib.sha256(data).hexdigest(), data, "exact", racecert_version())
+outcome = run_job(job)
+print(outcome.status, outcome.m_star)
+"""
+
+
+def test_a_batch_that_analyses_loads_no_certificate(tmp_path: Path) -> None:
+    """`racecert batch` (mode exact) and its tasks need the analysis only: the
+    certificate's modules load where a task certifies."""
+    res, names = imported_modules(tmp_path, BATCH_TASK)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[0] == "ok"
+    assert {"racecert.cli.batch", "racecert.batch.task"} <= names  # the probe saw them
+    assert heavy_in(names) == []
+    assert "racecert.certification.certificate" not in names
 
 
 def test_the_studio_server_loads_no_certificate(tmp_path: Path) -> None:
