@@ -74,7 +74,7 @@ class _Reporter:
             self.put({"type": "bfs", "depth": depth, "frontier": frontier, "states": states})
 
 
-MACHINERY = {"analyze": ("racecert.analysis.pipeline", "racecert.studio.payload"),
+MACHINERY = {"analyze": ("racecert.analysis.pipeline", "racecert.studio.payload"),  # no solver
              "certify": ("racecert.certification.certificate", "racecert.studio.payload")}
 """What a job of each kind imports in its own process (`compute`), never in the server."""
 

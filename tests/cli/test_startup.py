@@ -114,6 +114,28 @@ def test_a_batch_that_analyses_loads_no_certificate(tmp_path: Path) -> None:
     assert "racecert.certification.certificate" not in names
 
 
+# A studio job as its worker process runs it (`run_job`): an analysis of the tiny track,
+# its events (the last one the result) on stdout.
+STUDIO_ANALYSIS = f"""\
+import io, json, sys
+from racecert.studio.worker import JobLimits, job_message, run_job
+out = io.StringIO()
+run_job(json.loads(job_message("analyze", open({TINY!r}).read(), {{}}, JobLimits())), out)
+print(json.loads(out.getvalue().splitlines()[-1])["type"])
+"""
+
+
+def test_a_studio_analysis_job_loads_no_solver(tmp_path: Path) -> None:
+    """The worker of an Analyse job imports the analysis and its payload, not the
+    certificate's solvers (what a Certify job's worker loads)."""
+    res, names = imported_modules(tmp_path, STUDIO_ANALYSIS)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == "result"
+    assert {"racecert.studio.payload", "racecert.analysis.pipeline"} <= names
+    assert heavy_in(names) == []
+    assert "racecert.certification.certificate" not in names
+
+
 def test_the_studio_server_loads_no_certificate(tmp_path: Path) -> None:
     """`racecert studio` starts, serves the page's session (a track read and checked, the
     race's drivers listed) and ends at Ctrl-C without the certificate and its solvers:
