@@ -91,47 +91,33 @@ def test_each_command_loads_only_its_own_module(tmp_path: Path) -> None:
                            "racecert.cli.studio", "racecert.cli.race"}
 
 
-# A batch task as a worker runs it (`run_job`, after the client's modules are loaded):
-# an analysis of the tiny track, its figures in the outcome.
-BATCH_TASK = f"""\
-import hashlib, racecert.cli.batch
+# Analyses as the other processes run them, one after the other in one interpreter: a
+# batch task as a Dask worker runs it (`run_job`, after the `batch` client's modules are
+# loaded), then a studio Analyse job as its worker process runs it; both of the tiny
+# track, each printing its status.
+ANALYSIS_JOBS = f"""\
+import hashlib, io, json, racecert.cli.batch
 from racecert.batch.task import TrackJob, racecert_version, run_job
 data = open({TINY!r}, "rb").read()
 job = TrackJob({TINY!r}, hashlib.sha256(data).hexdigest(), data, "exact", racecert_version())
-outcome = run_job(job)
-print(outcome.status, outcome.m_star)
-"""
-
-
-def test_a_batch_that_analyses_loads_no_certificate(tmp_path: Path) -> None:
-    """`racecert batch` (mode exact) and its tasks need the analysis only: the
-    certificate's modules load where a task certifies."""
-    res, names = imported_modules(tmp_path, BATCH_TASK)
-    assert res.returncode == 0, res.stderr[-2000:]
-    assert res.stdout.split()[0] == "ok"
-    assert {"racecert.cli.batch", "racecert.batch.task"} <= names  # the probe saw them
-    assert heavy_in(names) == []
-    assert "racecert.certification.certificate" not in names
-
-
-# A studio job as its worker process runs it (`run_job`): an analysis of the tiny track,
-# its events (the last one the result) on stdout.
-STUDIO_ANALYSIS = f"""\
-import io, json, sys
-from racecert.studio.worker import JobLimits, job_message, run_job
+print(run_job(job).status)
+from racecert.studio import worker
 out = io.StringIO()
-run_job(json.loads(job_message("analyze", open({TINY!r}).read(), {{}}, JobLimits())), out)
+worker.run_job(json.loads(worker.job_message("analyze", data.decode(), {{}},
+                                             worker.JobLimits())), out)
 print(json.loads(out.getvalue().splitlines()[-1])["type"])
 """
 
 
-def test_a_studio_analysis_job_loads_no_solver(tmp_path: Path) -> None:
-    """The worker of an Analyse job imports the analysis and its payload, not the
-    certificate's solvers (what a Certify job's worker loads)."""
-    res, names = imported_modules(tmp_path, STUDIO_ANALYSIS)
+def test_batch_and_studio_analyses_load_no_certificate(tmp_path: Path) -> None:
+    """`racecert batch` (mode exact) with its tasks, and a studio Analyse job's worker,
+    need the analysis only: the certificate's modules and solvers load where a task or
+    job certifies."""
+    res, names = imported_modules(tmp_path, ANALYSIS_JOBS)
     assert res.returncode == 0, res.stderr[-2000:]
-    assert res.stdout.strip() == "result"
-    assert {"racecert.studio.payload", "racecert.analysis.pipeline"} <= names
+    assert res.stdout.split() == ["ok", "result"]
+    assert {"racecert.cli.batch", "racecert.batch.task", "racecert.studio.payload",
+            "racecert.analysis.pipeline"} <= names  # the probe saw them
     assert heavy_in(names) == []
     assert "racecert.certification.certificate" not in names
 
