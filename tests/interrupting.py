@@ -5,6 +5,11 @@ default (a test runner may ignore it), reads its progress lines from the redirec
 stderr until one starts with one of `prefixes`, sends SIGINT, and returns the exit
 status, stdout and the whole stderr. No timing assertion: the timeout only turns a hang
 into a failure.
+
+The process runs `racecert/__main__.py` as `-m` does (`runpy`), with one change first:
+progress shows from a bar's first update (`progress.DELAY = 0`, not the 2 s that keeps
+short runs silent), so the strike comes as soon as the named step is provably running
+instead of seconds of work later.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+RACECERT = ("import runpy, racecert.cli.progress as p; p.DELAY = 0.0; "
+            "runpy.run_module('racecert', run_name='__main__', alter_sys=True)")
 
 
 def ctrl_c_at(args: list[str], prefixes: tuple[str, ...], tmp: Path
@@ -23,7 +30,7 @@ def ctrl_c_at(args: list[str], prefixes: tuple[str, ...], tmp: Path
     """(exit status, stdout, stderr) of `racecert ARGS` interrupted at its first stderr
     line starting with one of `prefixes` (asserted to come)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp))
-    proc = subprocess.Popen([sys.executable, "-m", "racecert", *args], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-c", RACECERT, *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:

@@ -30,18 +30,20 @@ import socket
 import time
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
 from racecert.analysis.pipeline import Analysis, analyze
-from racecert.certification.certificate import Certificate, certify
 from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
-from racecert.certification.lattice_certificate import LatticeCertificate, certify_lattice
 from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import parse_track
 from racecert.model.profiles import profile_of
+
+if TYPE_CHECKING:
+    from racecert.certification.certificate import Certificate
+    from racecert.certification.lattice_certificate import LatticeCertificate
 
 BatchMode = Literal["exact", "editor", "certify"]
 ErrorKind = Literal["input", "limit", "lost", "setup", "internal"]
@@ -141,6 +143,11 @@ def _run(job: TrackJob) -> dict[str, Any]:
     if profile_of(track).multi_start:
         return _run_lattice(track, job, budget)
     if job.mode == "certify":
+        # the certificate's solvers (OR-Tools, sympy, pandas: about a second of imports)
+        # only where a task certifies: a batch that analyses never loads them, in the
+        # client (`racecert batch`) nor in its workers
+        from racecert.certification.certificate import certify
+
         cert = certify(track, budget=budget, cpsat_budget=job.cpsat_budget,
                        count_limit=job.count_limit)
         return _certificate_outcome(cert)
@@ -155,6 +162,8 @@ def _run_lattice(track: LatticeTrack, job: TrackJob, budget: StateBudget) -> dic
         raise TrackError(job.path, "rules", "a lattice track has only the exact key; run "
                          "the batch with --mode exact or certify")
     if job.mode == "certify":
+        from racecert.certification.lattice_certificate import certify_lattice
+
         return _certificate_outcome(certify_lattice(
             track, budget=budget, cpsat_budget=job.cpsat_budget))
     return _analysis_outcome(analyze_lattice(track, budget=budget))

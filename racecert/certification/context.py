@@ -146,6 +146,10 @@ DEFAULT_CPSAT_BUDGET = 60.0
 """CP-SAT deterministic time per solve unless a user says otherwise (`--cpsat-budget`)."""
 DEFAULT_COUNT_LIMIT = 20_000
 """Largest optimal count CP-SAT enumerates unless a user says otherwise (`--count-limit`)."""
+MAX_CPSAT_BUDGET = 1_000_000.0
+"""Largest --cpsat-budget in deterministic time units; larger values are a typo."""
+MAX_COUNT_LIMIT = 100_000_000
+"""Largest --count-limit: CP-SAT enumerates one solution at a time in Python callbacks."""
 
 
 @dataclass(frozen=True)

@@ -46,9 +46,13 @@ from racecert.batch.runner import (
 )
 from racecert.batch.store import ResultRow, ResultStore, StoreError
 from racecert.batch.task import TrackJob, TrackOutcome
-from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
+from racecert.certification.context import (
+    DEFAULT_COUNT_LIMIT,
+    DEFAULT_CPSAT_BUDGET,
+    MAX_COUNT_LIMIT,
+    MAX_CPSAT_BUDGET,
+)
 from racecert.cli.arguments import integer, print_error, seconds
-from racecert.cli.certify import MAX_COUNT_LIMIT, MAX_CPSAT_BUDGET
 from racecert.cli.output import (
     OutputError,
     check_output_file,

@@ -34,7 +34,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from racecert.certification.certificate import Certificate, certify, step_count
-from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET, MethodKind
+from racecert.certification.context import (
+    DEFAULT_COUNT_LIMIT,
+    DEFAULT_CPSAT_BUDGET,
+    MAX_COUNT_LIMIT,
+    MAX_CPSAT_BUDGET,
+    MethodKind,
+)
 from racecert.certification.lattice_certificate import CHECKS_BY_PROFILE, certify_lattice
 from racecert.certification.proof_files import (
     CertificateFormatError,
@@ -59,10 +65,6 @@ from racecert.model.profiles import profile_of
 from racecert.model.track import Track
 
 EXIT_STATUS = {"certified": 0, "disagree": 1, "partial": 3}
-MAX_CPSAT_BUDGET = 1_000_000.0
-"""Largest --cpsat-budget in deterministic time units; larger values are a typo."""
-MAX_COUNT_LIMIT = 100_000_000
-"""Largest --count-limit: CP-SAT enumerates one solution at a time in Python callbacks."""
 HEARTBEAT = 10.0
 """Seconds between two progress lines (or redraws) of the running step, even when the
 step itself reports nothing (a long solve): a log of a long certify never falls silent."""

@@ -10,14 +10,16 @@ tunnel), and per move its velocity and exact speed, for the hover card.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from racecert.analysis.layers import position_layers
 from racecert.analysis.pipeline import Analysis
 from racecert.analysis.trajectory import Trajectory
-from racecert.certification.certificate import Certificate
 from racecert.certification.figures import FIGURES
 from racecert.model.radicals import RadicalSum
+
+if TYPE_CHECKING:  # an analysis job's process never loads the certificate's solvers
+    from racecert.certification.certificate import Certificate
 
 LABELS = {
     "move_validity": "move validity",

@@ -17,6 +17,7 @@ event on stdout: progress (`step`, `bfs`), then `result` or `error`.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import resource
@@ -26,11 +27,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
-from racecert.analysis.pipeline import analyze
-from racecert.certification.certificate import certify
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
-from racecert.studio.payload import analysis_payload, certificate_payload
 from racecert.studio.race_job import race_error_types, race_payload
 
 PROGRESS_INTERVAL = 0.1
@@ -76,6 +74,18 @@ class _Reporter:
             self.put({"type": "bfs", "depth": depth, "frontier": frontier, "states": states})
 
 
+MACHINERY = {"analyze": ("racecert.analysis.pipeline", "racecert.studio.payload"),  # no solver
+             "certify": ("racecert.certification.certificate", "racecert.studio.payload")}
+"""What a job of each kind imports in its own process (`compute`), never in the server."""
+
+
+def _import_machinery(kind: str) -> None:
+    """Import what a `kind` job runs before its memory is capped (the cap bounds the work,
+    as when these modules were imported with this one)."""
+    for name in MACHINERY.get(kind, ()):
+        importlib.import_module(name)
+
+
 def _cap_memory(limit: int) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
@@ -85,14 +95,23 @@ def _cap_memory(limit: int) -> None:
 
 def compute(kind: str, toml: bytes, options: dict[str, Any], limits: JobLimits,
             report: _Reporter) -> dict[str, Any]:
-    """Run the job in this process; the page's payload."""
+    """Run the job in this process; the page's payload. The analysis and the certificate
+    machinery (OR-Tools, sympy, pandas: about a second of imports) and the payloads built
+    from them are imported here, in the job's own process, never by the server, which
+    imports this module for `JobLimits` and `job_message` only."""
     track = parse_track(toml, "track")
     if kind == "analyze":
+        from racecert.analysis.pipeline import analyze
+        from racecert.studio.payload import analysis_payload
+
         a = analyze(track, options.get("mode", "exact"), progress=report.bfs, step=report.step)
         return analysis_payload(a)
     if kind == "race":
         report.step("race")
         return race_payload(track, options)
+    from racecert.certification.certificate import certify
+    from racecert.studio.payload import certificate_payload
+
     c = certify(track, step=report.step, cpsat_budget=limits.cpsat_budget,
                 count_limit=limits.count_limit)
     return certificate_payload(c)
@@ -104,6 +123,7 @@ def run_job(job: dict[str, Any], out: TextIO) -> None:
     limits = JobLimits(**job.get("limits", {}))
     report = _Reporter(out, limits)
     try:
+        _import_machinery(job["kind"])
         _cap_memory(limits.memory_bytes)
         data = compute(job["kind"], job["toml"].encode("utf-8"), job.get("options", {}), limits,
                        report)

@@ -29,7 +29,9 @@ def run_and_interrupt(mode: str, out: str, tmpdir: Path) -> subprocess.Completed
     try:
         line = proc.stdout.readline()
         assert line.strip() == "READY", (line, proc.stderr.read() if proc.poll() else "")
-        time.sleep(1.0)  # let the solve begin (an earlier SIGINT must work as well)
+        # let the solve begin (an earlier SIGINT must work as well): READY comes just before
+        # it, after the model is built, so a fraction of a second is inside the native call
+        time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=SAFETY_TIMEOUT)
     finally:

@@ -64,7 +64,12 @@ def racecert(*argv: str, tmp_path: Path, limit_as: int | None = None,
 
 def big_track(tmp_path: Path) -> Path:
     """An open 400 x 400 area: its analysis needs about 1.4 GiB (compiled kernels, numba
-    and its address space included) and takes a while."""
+    and its address space included) and takes a while.
+
+    The memory tests stop it at a limit of 700 MiB, about twice the ~330 MiB of address
+    space the process holds once its imports are done: the analysis is well underway
+    there (its arrays have grown past 150 MiB), and the limit is reached after a fraction
+    of the work a limit near the full 1.4 GiB needs."""
     path = tmp_path / "open400.toml"
     path.write_text(open_area(400, 200, 360))
     return path
@@ -124,12 +129,12 @@ def test_figures_are_unchanged_below_the_limits(name: str,
 def test_the_memory_limit_is_one_line_and_exit_4(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    res = racecert("analyze", str(big_track(tmp_path)), "--max-memory", "900M",
+    res = racecert("analyze", str(big_track(tmp_path)), "--max-memory", "700M",
                    "-o", str(out / "a.json"), tmp_path=tmp_path)
     assert res.returncode == 4, res.stderr
     assert res.stdout == ""
     line = assert_limit_line(res.stderr, "memory limit reached: ")
-    assert line.endswith("(--max-memory 900 MiB); lower --max-states or raise --max-memory")
+    assert line.endswith("(--max-memory 700 MiB); lower --max-states or raise --max-memory")
     assert list(out.iterdir()) == [] and list((tmp_path / "tmp").iterdir()) == []
 
 
@@ -239,10 +244,12 @@ def memory_cgroup(limit: int) -> Iterator[Callable[[], None]]:
 
 
 def test_a_real_cgroup_limit_is_exit_4_not_an_oom_kill(tmp_path: Path) -> None:
-    """A run in a memory cgroup of 600 MiB (the machine has far more): the default
-    --max-memory comes from that cgroup, so the run stops with exit 4 and one line
-    instead of the cgroup's out-of-memory kill (137 / -9, as before)."""
-    with memory_cgroup(600 * 2**20) as enter:
+    """A run in a memory cgroup of 450 MiB (the machine has far more; the process holds
+    about 200 MiB resident once its imports are done, so the analysis is underway when
+    its memory runs low there): the default --max-memory comes from that cgroup, so the
+    run stops with exit 4 and one line instead of the cgroup's out-of-memory kill
+    (137 / -9, as before)."""
+    with memory_cgroup(450 * 2**20) as enter:
         res = racecert("analyze", str(big_track(tmp_path)), tmp_path=tmp_path, before=enter)
     assert res.returncode == 4, (res.returncode, res.stderr[-2000:])
     line = assert_limit_line(res.stderr, "memory limit reached: ")
@@ -250,12 +257,13 @@ def test_a_real_cgroup_limit_is_exit_4_not_an_oom_kill(tmp_path: Path) -> None:
 
 
 def test_parallel_runs_in_one_cgroup_stop_with_exit_4(tmp_path: Path) -> None:
-    """Two runs start together in a 1200 MiB cgroup, each allowed 75 % of the same free
-    memory: the watchdog stops a run whose memory runs low, with one line and exit 4;
-    none is killed by the out-of-memory killer (before: both -9)."""
+    """Two runs start together in an 800 MiB cgroup (each needs about 1.2 GiB to finish,
+    about 200 MiB once its imports are done), each allowed 75 % of the same free memory:
+    the watchdog stops a run whose memory runs low, with one line and exit 4; none is
+    killed by the out-of-memory killer (before: both -9)."""
     track = big_track(tmp_path)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    with memory_cgroup(1200 * 2**20) as enter:
+    with memory_cgroup(800 * 2**20) as enter:
         runs = [subprocess.Popen([sys.executable, "-m", "racecert", "analyze", str(track)],
                                  cwd=ROOT, env=env, preexec_fn=enter, text=True,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -274,10 +282,10 @@ def test_an_address_space_limit_set_outside_is_honoured(tmp_path: Path) -> None:
     """No --max-memory, but the process starts under RLIMIT_AS (ulimit -v): the default
     becomes that limit, and running out of it is still exit 4 with one line."""
     res = racecert("analyze", str(big_track(tmp_path)), tmp_path=tmp_path,
-                   limit_as=1000 * 2**20)
+                   limit_as=700 * 2**20)
     assert res.returncode == 4, res.stderr
     line = assert_limit_line(res.stderr, "memory limit reached: ")
-    assert "(the address-space limit of 1000 MiB set outside racecert" in line
+    assert "(the address-space limit of 700 MiB set outside racecert" in line
 
 
 def test_a_memory_error_anywhere_in_the_run_is_exit_4(monkeypatch: pytest.MonkeyPatch,

@@ -4,7 +4,10 @@ Every `racecert` process pays for what its imports load before it does any work,
 and the suite starts hundreds of them. `--version`, `validate` and `analyze` need
 none of the batch runner (Dask, DuckDB, matplotlib), the studio (Starlette,
 Uvicorn), nor the certification's solvers (OR-Tools, PySAT, sympy); nor does
-`import racecert` or its `load_track` and `analyze`. Each case runs in a fresh
+`import racecert` or its `load_track` and `analyze`; nor does the `studio` server,
+whose jobs each run the certificate (or analysis) in a process of their own (the
+server adds Starlette and Uvicorn only); nor does a `batch` that analyses, in its
+client or its tasks. Each case runs in a fresh
 interpreter, so that nothing the test process already loaded can hide an import,
 which writes `sys.modules` to a file as it exits (`-X importtime` would not do: it
 does not list the modules loaded through `importlib.import_module`).
@@ -12,9 +15,12 @@ does not list the modules loaded through `importlib.import_module`).
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -83,3 +89,62 @@ def test_each_command_loads_only_its_own_module(tmp_path: Path) -> None:
     assert "racecert.cli.validate" in commands
     assert not commands & {"racecert.cli.analyze", "racecert.cli.certify", "racecert.cli.batch",
                            "racecert.cli.studio", "racecert.cli.race"}
+
+
+# Analyses as the other processes run them, one after the other in one interpreter: a
+# batch task as a Dask worker runs it (`run_job`, after the `batch` client's modules are
+# loaded), then a studio Analyse job as its worker process runs it; both of the tiny
+# track, each printing its status.
+ANALYSIS_JOBS = f"""\
+import hashlib, io, json, racecert.cli.batch
+from racecert.batch.task import TrackJob, racecert_version, run_job
+data = open({TINY!r}, "rb").read()
+job = TrackJob({TINY!r}, hashlib.sha256(data).hexdigest(), data, "exact", racecert_version())
+print(run_job(job).status)
+from racecert.studio import worker
+out = io.StringIO()
+worker.run_job(json.loads(worker.job_message("analyze", data.decode(), {{}},
+                                             worker.JobLimits())), out)
+print(json.loads(out.getvalue().splitlines()[-1])["type"])
+"""
+
+
+def test_batch_and_studio_analyses_load_no_certificate(tmp_path: Path) -> None:
+    """`racecert batch` (mode exact) with its tasks, and a studio Analyse job's worker,
+    need the analysis only: the certificate's modules and solvers load where a task or
+    job certifies."""
+    res, names = imported_modules(tmp_path, ANALYSIS_JOBS)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == ["ok", "result"]
+    assert {"racecert.cli.batch", "racecert.batch.task", "racecert.studio.payload",
+            "racecert.analysis.pipeline"} <= names  # the probe saw them
+    assert heavy_in(names) == []
+    assert "racecert.certification.certificate" not in names
+
+
+def test_the_studio_server_loads_no_certificate(tmp_path: Path) -> None:
+    """`racecert studio` starts, serves the page's session (a track read and checked, the
+    race's drivers listed) and ends at Ctrl-C without the certificate and its solvers:
+    each job imports them in its own `racecert.studio.worker` process."""
+    out = tmp_path / "modules.txt"
+    proc = subprocess.Popen([sys.executable, "-c", PROBE + AS_MAIN, "studio", TINY,
+                             "--port", "0", "--folder", str(tmp_path)], cwd=ROOT,
+                            env=dict(ENV, STARTUP_MODULES=str(out)), stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        line = proc.stderr.readline()
+        assert line.startswith("racecert studio: http://127.0.0.1:"), line
+        url, _, token = line.split()[2].partition("/?token=")
+        session = json.loads(urllib.request.urlopen(urllib.request.Request(
+            url + "/api/session", headers={"X-Racecert-Token": token}), timeout=30).read())
+        assert session["initial"]["document"]["name"] == "Tiny straight"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stderr.close()
+    names = set(out.read_text().split())
+    assert {"racecert.studio.app", "racecert.studio.worker"} <= names  # the probe saw it
+    assert heavy_in(names) == ["starlette", "uvicorn"]
+    assert not {"racecert.certification.certificate", "racecert.studio.payload"} & names
