@@ -141,9 +141,9 @@ def test_a_budget_stops_the_search_where_it_is_crossed() -> None:
 
 
 def test_ctrl_c_stops_the_yellow_kernel(tmp_path: Path) -> None:
-    """A long serpentine's yellow search takes seconds (120 plies: about 6 s here, well
-    past the 2 s before any progress line even on a faster machine; the run is stopped at
-    its first progress line, so the size costs little): interrupted there."""
+    """A long serpentine's yellow search takes seconds (120 plies: about 6 s here), so it
+    is still running when the signal lands at its first progress line (shown at once in
+    the child: `tests.interrupting`); stopped there, the size costs little."""
     track = tmp_path / "serpentine.toml"
     track.write_text(serpentine(120))
     code, stdout, err = ctrl_c_at(["analyze", str(track)], ("yellow (",), tmp_path)
