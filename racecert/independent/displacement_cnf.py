@@ -71,8 +71,8 @@ from racecert.independent.kinematics import KinematicsModel
 from racecert.independent.kinematics_cnf import (
     Cnf,
     Lit,
-    crossing,
     inside_rects,
+    lines_and_arrival,
     neg,
     velocity_cap,
 )
@@ -225,17 +225,7 @@ def encode(m: KinematicsModel, resolution: Resolution = "intervals") -> Displace
             _displacement(cnf, g, old, new[axis], cap)
         nx, ny = new["x"], new["y"]
         inside_rects(cnf, g, nx, ny, m.end_rects)
-        cross_s, arrive = cnf.var(), cnf.var()
-        crossing(cnf, m.start, (x, y), (nx, ny), cross_s)
-        crossing(cnf, m.finish, (x, y), (nx, ny), arrive)
-        now_started = cnf.var()
-        cnf.add(-now_started, started, cross_s)
-        cnf.add(-cross_s, neg(g))
-        cnf.add(-arrive, neg(g))
-        cnf.add(-arrive, now_started)
-        now_done = cnf.var()
-        cnf.add(-now_done, done, arrive)
-        done, started = now_done, now_started
+        started, done, arrive = lines_and_arrival(cnf, m, g, (x, y), (nx, ny), started, done)
         x, y = nx, ny
         xs.append(x), ys.append(y), arrivals.append(arrive)
     cnf.add(done)

@@ -214,21 +214,30 @@ def encode(m: KinematicsModel) -> KinematicsCnf:
         for cut in m.cuts:
             cnf.add(g, *_differs(x, cut.x), *_differs(y, cut.y), *_differs(nvx, cut.vx),
                     *_differs(nvy, cut.vy))
-        cross_s, arrive = cnf.var(), cnf.var()
-        crossing(cnf, m.start, (x, y), (nx, ny), cross_s)
-        crossing(cnf, m.finish, (x, y), (nx, ny), arrive)
-        now_started = cnf.var()
-        cnf.add(-now_started, started, cross_s)
-        cnf.add(-cross_s, neg(g))
-        cnf.add(-arrive, neg(g))
-        cnf.add(-arrive, now_started)
-        now_done = cnf.var()
-        cnf.add(-now_done, done, arrive)
-        done, started = now_done, now_started
+        started, done, arrive = lines_and_arrival(cnf, m, g, (x, y), (nx, ny), started, done)
         x, y, vx, vy = nx, ny, nvx, nvy
         xs.append(x), ys.append(y), arrivals.append(arrive)
     cnf.add(done)
     return KinematicsCnf(cnf.clauses, cnf.nvars, mid, tuple(xs), tuple(ys), tuple(arrivals))
+
+
+def lines_and_arrival(cnf: Cnf, m: KinematicsModel, g: Lit, before: tuple[_Int, _Int],
+                      after: tuple[_Int, _Int], started: Lit, done: Lit
+                      ) -> tuple[Lit, Lit, Lit]:
+    """One move's start and finish crossings (`crossing`), guarded by `g` ("arrived
+    before this move"): the start crossed by now, an arrival only once it was, and arrived
+    by now. Returns (started now, done now, this move's arrival literal)."""
+    cross_s, arrive = cnf.var(), cnf.var()
+    crossing(cnf, m.start, before, after, cross_s)
+    crossing(cnf, m.finish, before, after, arrive)
+    now_started = cnf.var()
+    cnf.add(-now_started, started, cross_s)
+    cnf.add(-cross_s, neg(g))
+    cnf.add(-arrive, neg(g))
+    cnf.add(-arrive, now_started)
+    now_done = cnf.var()
+    cnf.add(-now_done, done, arrive)
+    return now_started, now_done, arrive
 
 
 def _sum(cnf: Cnf, g: Lit, a: _Int, scale: int, b: _Int, out: _Int) -> None:
