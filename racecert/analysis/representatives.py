@@ -128,7 +128,8 @@ class _Pass:
         a_dy = st.y.astype(np.int64) - last.y[dag.arrive_src]
         n2s = [a_dx**2 + a_dy**2] + [_n2(b.vx, b.vy) for b in layers[1:]]
         self.rad = _Radicands(np.concatenate(n2s))
-        cols, ks = self.rad.of(np.concatenate([np.zeros(0, dtype=np.int64), *n2s[1:]]))
+        cols, ks = self.rad.of(np.concatenate(n2s[1:]) if len(n2s) > 1
+                               else np.zeros(0, dtype=np.int64))
         ends = np.cumsum([len(n) for n in n2s[1:]]).tolist()
         # every entry is at most (moves) x (the longest move): the narrowest integers that
         # hold it (the rows are copied layer by layer)
@@ -141,7 +142,7 @@ class _Pass:
             a, b = layers[t], layers[t + 1]
             acc = _acc_index(b.vx[dst] - a.vx[src], b.vy[dst] - a.vy[src])
             n2 = n2s[t + 1]
-            cand = self.f[t][src] + np.sqrt(n2.astype(np.float64))[dst]  # `_norm`
+            cand = self.f[t][src] + np.sqrt(n2.astype(np.float64))[dst]
             winners, best = self._winners(src, dst, cand, n)
             count = np.zeros(n, dtype=object)
             np.add.at(count, dst[winners], self.count[t][src[winners]])

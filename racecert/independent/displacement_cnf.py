@@ -65,8 +65,6 @@ from pathlib import Path
 from typing import Literal
 
 from racecert.independent.budgets import SizeBudgetExceeded
-from racecert.independent.drup import check_drup
-from racecert.independent.interrupt import pysat_interrupts, pysat_solve_limited
 from racecert.independent.kinematics import KinematicsModel
 from racecert.independent.kinematics_cnf import (
     Cnf,
@@ -74,9 +72,9 @@ from racecert.independent.kinematics_cnf import (
     inside_rects,
     lines_and_arrival,
     neg,
+    solve_checked,
     velocity_cap,
 )
-from racecert.independent.sat import write_dimacs
 
 MAX_CLAUSES = 3_000_000
 """Size budget: the clauses `encode` would write (`estimated_clauses`, before any is
@@ -257,43 +255,17 @@ def solve_displacement(m: KinematicsModel, conflict_budget: int = DISPLACEMENT_C
                        *, solver: str = "glucose4", proof_path: Path | None = None,
                        resolution: Resolution = "intervals") -> DisplacementSolve:
     """Solve the CNF of `m` within `conflict_budget` conflicts and check an UNSAT answer's
-    DRUP proof (`DisplacementSolve`). When UNSAT and `proof_path` is given, the proof is
+    DRUP proof (`DisplacementSolve`; the solve and the check are
+    `kinematics_cnf.solve_checked`'s). When UNSAT and `proof_path` is given, the proof is
     written there and the formula beside it (suffix ``.cnf``)."""
-    from pysat.solvers import Solver
-
     cnf = encode(m, resolution)
-    clauses = cnf.clauses
-    with (Solver(name=solver, bootstrap_with=clauses, with_proof=True) as sat,
-          pysat_interrupts()):
-        sat.conf_budget(max(int(conflict_budget), 1))
-        answer = pysat_solve_limited(sat)
-        conflicts = int(sat.accum_stats().get("conflicts", 0))
-        model = sat.get_model() if answer else None
-        proof = list(sat.get_proof() or ()) if answer is False else []
-
-    def out(status: Literal["feasible", "infeasible", "unknown"], note: str,
-            positions: tuple[tuple[int, int], ...] = (), checker: str = "",
-            rejected: bool = False) -> DisplacementSolve:
-        return DisplacementSolve(status, positions, cnf.nvars, len(clauses), conflicts,
-                                 len(proof), sum(len(line) + 1 for line in proof), checker,
-                                 note, rejected)
-
-    if answer is None:
-        return out("unknown", f"{solver}: conflict budget of {int(conflict_budget):,} spent")
-    if model is not None:
-        return out("feasible", f"{solver}: a model", _positions(cnf, set(model)))
-    if proof_path is not None:
-        proof_path.write_text("".join(line + "\n" for line in proof))
-        write_dimacs(clauses, proof_path.with_suffix(".cnf"))
-    drup = check_drup(clauses, proof)
-    if not drup.verified:
-        return out("unknown", f"{solver}: UNSAT, but the DRUP proof was rejected: "
-                   f"{drup.reason}", checker=drup.reason, rejected=True)
-    return out("infeasible", f"{solver}: UNSAT, DRUP proof of {len(proof):,} lines checked",
-               checker=drup.reason)
+    r = solve_checked(cnf.clauses, conflict_budget, solver, proof_path)
+    positions = _positions(cnf, r.true) if r.status == "feasible" else ()
+    return DisplacementSolve(r.status, positions, cnf.nvars, len(cnf.clauses), r.conflicts,
+                             r.proof_lines, r.proof_bytes, r.checker, r.note, r.rejected)
 
 
-def _positions(cnf: DisplacementCnf, true: set[int]) -> tuple[tuple[int, int], ...]:
+def _positions(cnf: DisplacementCnf, true: frozenset[int]) -> tuple[tuple[int, int], ...]:
     """The model's positions p0..pt up to its first arrival t."""
     def value(z: _Axis) -> int:  # the greatest threshold that holds: a lower end
         return max([a for i, a in enumerate(z.cuts) if z.base + i in true], default=z.lo)

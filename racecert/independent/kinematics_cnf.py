@@ -309,6 +309,59 @@ class SatSolve:
     rejected: bool = False  # UNSAT, but the DRUP checker refused the proof
 
 
+@dataclass(frozen=True)
+class CheckedSolve:
+    """One proof-logging solve of a CNF within a conflict budget, its UNSAT answer's DRUP
+    proof checked: ``feasible`` with the model's true literals, ``infeasible`` only when
+    the proof checks, ``unknown`` when the budget ran out or the proof was rejected
+    (`rejected`). The proof's size, the checker's words, the conflicts spent, a note."""
+
+    status: Literal["feasible", "infeasible", "unknown"]
+    true: frozenset[int]
+    conflicts: int
+    proof_lines: int
+    proof_bytes: int
+    checker: str
+    note: str
+    rejected: bool = False
+
+
+def solve_checked(clauses: list[list[int]], conflict_budget: float, solver: str,
+                  proof_path: Path | None) -> CheckedSolve:
+    """Solve `clauses` within `conflict_budget` conflicts and check an UNSAT answer's DRUP
+    proof (`check_drup`). When UNSAT and `proof_path` is given, the proof is written there
+    and the formula beside it in DIMACS (suffix ``.cnf``), for an outside checker."""
+    from pysat.solvers import Solver
+
+    with (Solver(name=solver, bootstrap_with=clauses, with_proof=True) as sat,
+          pysat_interrupts()):
+        sat.conf_budget(max(int(conflict_budget), 1))
+        answer = pysat_solve_limited(sat)
+        conflicts = int(sat.accum_stats().get("conflicts", 0))
+        model = sat.get_model() if answer else None
+        proof = list(sat.get_proof() or ()) if answer is False else []
+
+    def out(status: Literal["feasible", "infeasible", "unknown"], note: str,
+            true: frozenset[int] = frozenset(), checker: str = "",
+            rejected: bool = False) -> CheckedSolve:
+        return CheckedSolve(status, true, conflicts, len(proof),
+                            sum(len(line) + 1 for line in proof), checker, note, rejected)
+
+    if answer is None:
+        return out("unknown", f"{solver}: conflict budget of {int(conflict_budget):,} spent")
+    if model is not None:
+        return out("feasible", f"{solver}: a model", frozenset(model))
+    if proof_path is not None:
+        proof_path.write_text("".join(line + "\n" for line in proof))
+        write_dimacs(clauses, proof_path.with_suffix(".cnf"))
+    drup = check_drup(clauses, proof)
+    if not drup.verified:
+        return out("unknown", f"{solver}: UNSAT, but the DRUP proof was rejected: "
+                   f"{drup.reason}", checker=drup.reason, rejected=True)
+    return out("infeasible", f"{solver}: UNSAT, DRUP proof of {len(proof):,} lines checked",
+               checker=drup.reason)
+
+
 def solve_cnf(m: KinematicsModel, conflict_budget: float = DEFAULT_CONFLICT_BUDGET,
               *, solver: str = "glucose4", proof_path: Path | None = None) -> SatSolve:
     """Solve the CNF of `m` within `conflict_budget` conflicts: ``feasible`` with the
@@ -317,41 +370,16 @@ def solve_cnf(m: KinematicsModel, conflict_budget: float = DEFAULT_CONFLICT_BUDG
     was rejected: `solve.solver_status` says which). `SizeBudgetExceeded` past
     `MAX_CLAUSES`, before anything is built. When UNSAT and `proof_path` is given, the
     proof is written there and the formula beside it in DIMACS (suffix ``.cnf``), for an
-    outside checker."""
-    from pysat.solvers import Solver
-
+    outside checker (`solve_checked`)."""
     cnf = encode(m)
-    with (Solver(name=solver, bootstrap_with=cnf.clauses, with_proof=True) as sat,
-          pysat_interrupts()):
-        sat.conf_budget(max(int(conflict_budget), 1))
-        answer = pysat_solve_limited(sat)
-        conflicts = float(sat.accum_stats().get("conflicts", 0))
-        model = sat.get_model() if answer else None
-        proof = list(sat.get_proof() or ()) if answer is False else []
-
-    def out(status: Literal["feasible", "infeasible", "unknown"], note: str,
-            positions: tuple[Position, ...] = (), checker: str = "",
-            rejected: bool = False) -> SatSolve:
-        return SatSolve(KinematicsSolve(status, positions, conflicts, note), cnf.nvars,
-                        len(cnf.clauses), cnf.midpoints, len(proof),
-                        sum(len(line) + 1 for line in proof), checker, rejected)
-
-    if answer is None:
-        return out("unknown", f"{solver}: conflict budget of {int(conflict_budget):,} spent")
-    if model is not None:
-        return out("feasible", f"{solver}: a model", _positions(cnf, set(model)))
-    if proof_path is not None:
-        proof_path.write_text("".join(line + "\n" for line in proof))
-        write_dimacs(cnf.clauses, proof_path.with_suffix(".cnf"))
-    drup = check_drup(cnf.clauses, proof)
-    if not drup.verified:
-        return out("unknown", f"{solver}: UNSAT, but the DRUP proof was rejected: "
-                   f"{drup.reason}", checker=drup.reason, rejected=True)
-    return out("infeasible", f"{solver}: UNSAT, DRUP proof of {len(proof):,} lines checked",
-               checker=drup.reason)
+    r = solve_checked(cnf.clauses, conflict_budget, solver, proof_path)
+    positions = _positions(cnf, r.true) if r.status == "feasible" else ()
+    return SatSolve(KinematicsSolve(r.status, positions, float(r.conflicts), r.note),
+                    cnf.nvars, len(cnf.clauses), cnf.midpoints, r.proof_lines,
+                    r.proof_bytes, r.checker, r.rejected)
 
 
-def _positions(cnf: KinematicsCnf, true: set[int]) -> tuple[Position, ...]:
+def _positions(cnf: KinematicsCnf, true: frozenset[int]) -> tuple[Position, ...]:
     """The model's positions p0..pt up to its first arrival t."""
     def value(z: _Int) -> int:
         return z.lo + sum(1 for a in range(z.lo + 1, z.hi + 1) if z.ge(a) in true)
@@ -375,5 +403,5 @@ def sat_backend(solver: str = "glucose4", record: list[SatSolve] | None = None,
     return Backend(f"SAT ({solver})", "conflicts", run)
 
 
-__all__ = ["MAX_CLAUSES", "KinematicsCnf", "SatSolve", "encode", "estimated_clauses",
-           "sat_backend", "solve_cnf"]
+__all__ = ["MAX_CLAUSES", "CheckedSolve", "KinematicsCnf", "SatSolve", "encode",
+           "estimated_clauses", "sat_backend", "solve_checked", "solve_cnf"]

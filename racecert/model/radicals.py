@@ -690,34 +690,6 @@ class RadicalForms:
         """The length with integer part ``ipart`` and irrational part id ``i``."""
         return self.part(i) + ipart
 
-    def plus_move(self, ipart: int, i: int, vx: int, vy: int) -> tuple[int, int]:
-        """(integer part, irrational id) of the length (ipart, i) plus ``|(vx, vy)|``.
-
-        >>> f = RadicalForms()
-        >>> a = f.plus_move(0, 0, 3, 4)
-        >>> b = f.plus_move(*f.plus_move(*a, 1, 1), 1, -1)
-        >>> a, b[0], str(f.value(*b))
-        ((5, 0), 5, '5 + 2*sqrt(2)')
-        """
-        n = vx * vx + vy * vy
-        r = math.isqrt(n)
-        if r * r == n:
-            return ipart + r, i
-        return ipart, self._add(i, n)
-
-    def compare(self, a: tuple[int, int], b: tuple[int, int]) -> int:
-        """Certified three-way comparison of two (integer part, id) lengths: the integer
-        parts decide when the irrational parts are the same, `compare` otherwise.
-
-        >>> f = RadicalForms()
-        >>> s2, s3 = f.plus_move(0, 0, 1, 1), f.plus_move(0, 0, 1, 1)
-        >>> f.compare(s2, s3), f.compare((1, 0), s2), f.compare((2, 0), s2)
-        (0, -1, 1)
-        """
-        if a[1] == b[1]:
-            return (a[0] > b[0]) - (a[0] < b[0])
-        return compare(self.value(*a), self.value(*b))
-
     def _add(self, i: int, n: int) -> int:
         """The id of irrational part ``i`` plus ``sqrt(n)`` for a non-square ``n``."""
         key = (i, n)

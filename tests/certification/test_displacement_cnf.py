@@ -12,6 +12,7 @@ import pytest
 from pysat.solvers import Solver
 
 import racecert.independent.displacement_cnf as dcnf
+import racecert.independent.kinematics_cnf as kcnf
 from benchmarks.generate import corridor, open_area
 from racecert.api import Analysis, analyze
 from racecert.certification.checks import CHECKS
@@ -166,9 +167,10 @@ def test_a_dropped_or_flipped_clause_rejects_the_proof() -> None:
 
 def test_a_rejected_proof_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
     """The checker shown the formula without its goal clause rejects the solver's proof:
-    the check says so instead of confirming."""
-    real = dcnf.check_drup
-    monkeypatch.setattr(dcnf, "check_drup", lambda clauses, proof: real(clauses[:-1], proof))
+    the check says so instead of confirming (the check runs in `kinematics_cnf`'s
+    `solve_checked`, which both CNFs' solves share)."""
+    real = kcnf.check_drup
+    monkeypatch.setattr(kcnf, "check_drup", lambda clauses, proof: real(clauses[:-1], proof))
     [r] = check_m_star_displacement(ctx_of("corridor300"))
     assert r.verdict == Verdict.DISAGREE and "rejected" in r.reason, r.reason
 
