@@ -67,6 +67,7 @@ from typing import Literal
 from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.kinematics import KinematicsModel
 from racecert.independent.kinematics_cnf import (
+    CheckedSolve,
     Cnf,
     Lit,
     inside_rects,
@@ -232,23 +233,15 @@ def encode(m: KinematicsModel, resolution: Resolution = "intervals") -> Displace
 
 
 @dataclass(frozen=True)
-class DisplacementSolve:
-    """One proof-logging solve: ``infeasible`` only when the DRUP proof checked,
-    ``feasible`` (the relaxation has an arrival within the horizon: `positions` up to it,
-    not necessarily a valid trajectory), ``unknown`` (the conflict budget ran out, or
-    the proof was rejected: `rejected`). Sizes of the CNF and the proof, the checker's
-    words, the conflicts spent."""
+class DisplacementSolve(CheckedSolve):
+    """One proof-logging solve (`CheckedSolve`: ``infeasible`` only when the DRUP proof
+    checked, ``unknown`` when the conflict budget ran out or the proof was rejected), with
+    the relaxation's arrival for ``feasible`` (`positions` up to it, not necessarily a
+    valid trajectory) and the CNF's size."""
 
-    status: Literal["feasible", "infeasible", "unknown"]
-    positions: tuple[tuple[int, int], ...]
-    nvars: int
-    clauses: int
-    conflicts: int
-    proof_lines: int
-    proof_bytes: int
-    checker: str
-    note: str
-    rejected: bool = False
+    positions: tuple[tuple[int, int], ...] = ()
+    nvars: int = 0
+    clauses: int = 0
 
 
 def solve_displacement(m: KinematicsModel, conflict_budget: int = DISPLACEMENT_CONFLICTS,
@@ -261,8 +254,8 @@ def solve_displacement(m: KinematicsModel, conflict_budget: int = DISPLACEMENT_C
     cnf = encode(m, resolution)
     r = solve_checked(cnf.clauses, conflict_budget, solver, proof_path)
     positions = _positions(cnf, r.true) if r.status == "feasible" else ()
-    return DisplacementSolve(r.status, positions, cnf.nvars, len(cnf.clauses), r.conflicts,
-                             r.proof_lines, r.proof_bytes, r.checker, r.note, r.rejected)
+    return DisplacementSolve(**vars(r), positions=positions, nvars=cnf.nvars,
+                             clauses=len(cnf.clauses))
 
 
 def _positions(cnf: DisplacementCnf, true: frozenset[int]) -> tuple[tuple[int, int], ...]:
