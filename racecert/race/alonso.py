@@ -50,14 +50,9 @@ class Alonso:
         self._hopeless: set[tuple[CarState, frozenset[Cell]]] = set()
 
     def __call__(self, view: CarView) -> Decision:
-        a, why, cell = self._follower.next_move(view)
-        if a is not None:
-            self._follower.advance()
-            return Decision(a)
-        notes = []
-        if cell is not None:
-            notes.append(Note("blocked", why, cell))
-            why = "its plan was blocked"
+        followed, notes, why = self._follower.follow(view)
+        if followed is not None:
+            return followed
         if view.lap == 0 and not self._tried_trai:
             plan = self._trai_plan(view)
             if plan is not None:

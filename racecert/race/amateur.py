@@ -57,14 +57,9 @@ class Amateur:
         self._hopeless: set[tuple[CarState, frozenset[Cell]]] = set()
 
     def __call__(self, view: CarView) -> Decision:
-        a, why, cell = self._follower.next_move(view)
-        if a is not None:
-            self._follower.advance()
-            return Decision(a)
-        notes = []
-        if cell is not None:
-            notes.append(Note("blocked", why, cell))
-            why = "its plan was blocked"
+        followed, notes, why = self._follower.follow(view)
+        if followed is not None:
+            return followed
         s = view.state
         blocked_ends = frozenset(o.end for o in view.options
                                  if o.valid and o.occupant is not None and o.end)

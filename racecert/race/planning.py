@@ -28,7 +28,7 @@ from racecert.model.rules import (
 )
 from racecert.model.track import Track
 from racecert.oracle.continuity import ContinuationOracle
-from racecert.race.driver import Acceleration, CarView, Cell
+from racecert.race.driver import Acceleration, CarView, Cell, Decision, Note
 
 
 @dataclass(frozen=True)
@@ -153,3 +153,14 @@ class PlanFollower:
 
     def advance(self) -> None:
         self.step += 1
+
+    def follow(self, view: CarView) -> tuple[Decision | None, list[Note], str]:
+        """The plan's next move as a `Decision` (the step taken), or (None, notes, why):
+        why the plan cannot go on, with a "blocked" note when a car stands in its way."""
+        a, why, cell = self.next_move(view)
+        if a is not None:
+            self.advance()
+            return Decision(a), [], ""
+        if cell is None:
+            return None, [], why
+        return None, [Note("blocked", why, cell)], "its plan was blocked"
