@@ -240,47 +240,29 @@ def random_rooms(count: int, seed: int, sizes: tuple[tuple[int, int], ...],
 # -- shrinking --------------------------------------------------------------------
 
 
-def _delete_row(c: Candidate, r: int) -> Candidate | None:
-    if c.car[1] == r or len(c.ground) <= 3:
+def _delete(c: Candidate, axis: str, i: int) -> Candidate | None:
+    """`c` without row `i` (axis "y") or column `i` (axis "x"), its car and lines moved
+    to match; None when that removes the car, a line, or leaves fewer than 3 rows/cols."""
+    a = 1 if axis == "y" else 0
+    if c.car[a] == i or (len(c.ground) if a else len(c.ground[0])) <= 3:
         return None
-    rows = c.ground[:r] + c.ground[r + 1:]
+    rows = (c.ground[:i] + c.ground[i + 1:] if a
+            else tuple(row[:i] + row[i + 1:] for row in c.ground))
 
     def fix_line(ln: LineSpec) -> LineSpec | None:
-        if ln.axis == "y":
-            if ln.k == r or ln.k + 1 == r:
+        if ln.axis == axis:
+            if ln.k == i or ln.k + 1 == i:
                 return None
-            return replace(ln, k=ln.k - (ln.k > r))
-        lo, hi = ln.lo - (ln.lo > r), ln.hi - (ln.hi >= r)
+            return replace(ln, k=ln.k - (ln.k > i))
+        lo, hi = ln.lo - (ln.lo > i), ln.hi - (ln.hi >= i)
         return None if lo > hi else replace(ln, lo=lo, hi=hi)
 
     s, f = fix_line(c.start), fix_line(c.finish)
     if s is None or f is None:
         return None
-    return replace(c, ground=rows, car=(c.car[0], c.car[1] - (c.car[1] > r)), start=s, finish=f)
-
-
-def _transpose_rows(rows: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple("".join(col) for col in zip(*rows, strict=True))
-
-
-def _delete_col(c: Candidate, col: int) -> Candidate | None:
-    if c.car[0] == col or len(c.ground[0]) <= 3:
-        return None
-    rows = tuple(row[:col] + row[col + 1:] for row in c.ground)
-
-    def fix_line(ln: LineSpec) -> LineSpec | None:
-        if ln.axis == "x":
-            if ln.k == col or ln.k + 1 == col:
-                return None
-            return replace(ln, k=ln.k - (ln.k > col))
-        lo, hi = ln.lo - (ln.lo > col), ln.hi - (ln.hi >= col)
-        return None if lo > hi else replace(ln, lo=lo, hi=hi)
-
-    s, f = fix_line(c.start), fix_line(c.finish)
-    if s is None or f is None:
-        return None
-    return replace(c, ground=rows, car=(c.car[0] - (c.car[0] > col), c.car[1]), start=s,
-                   finish=f)
+    car = list(c.car)
+    car[a] -= car[a] > i
+    return replace(c, ground=rows, car=(car[0], car[1]), start=s, finish=f)
 
 
 def _wall(c: Candidate, x: int, y: int) -> Candidate | None:
@@ -304,8 +286,8 @@ def shrink(d: Discrepancy, still: Callable[[Candidate], Discrepancy | None] = ch
         changed = False
         c = best.candidate
         steps: list[Candidate | None] = []
-        steps += [_delete_row(c, r) for r in range(len(c.ground))]
-        steps += [_delete_col(c, x) for x in range(len(c.ground[0]))]
+        steps += [_delete(c, "y", r) for r in range(len(c.ground))]
+        steps += [_delete(c, "x", x) for x in range(len(c.ground[0]))]
         steps += [_wall(c, x, y) for y in range(len(c.ground)) for x in range(len(c.ground[0]))]
         for s in steps:
             if s is None:
