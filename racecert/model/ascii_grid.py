@@ -25,6 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from racecert.model.errors import TrackError
+from racecert.model.file_read import read_bounded
 from racecert.model.track import Line, Track
 
 MAX_BYTES = 16 << 20
@@ -36,17 +37,7 @@ Cell = tuple[int, int]
 def read_ascii(path: str | Path) -> tuple[str, ...]:
     """The rows of the map file `path` (one-line `TrackError` when unreadable)."""
     shown = str(path)
-    p = Path(path)
-    if p.exists() and not p.is_file():
-        raise TrackError(shown, "", "not a regular file: a map must be a file")
-    try:
-        if p.stat().st_size > MAX_BYTES:
-            raise TrackError(shown, "", f"larger than {MAX_BYTES >> 20} MiB: not a map file")
-        data = p.read_bytes()
-    except OSError as exc:
-        raise TrackError(shown, "", f"cannot read file: {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise TrackError(shown, "", f"larger than {MAX_BYTES >> 20} MiB: not a map file")
+    data = read_bounded(shown, MAX_BYTES, "map")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

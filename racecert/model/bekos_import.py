@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from racecert.model.errors import TrackError
+from racecert.model.file_read import read_bounded
 
 MAX_BYTES = 4 << 20
 """Largest XML file imported (the public tracks are a few kilobytes)."""
@@ -115,15 +116,7 @@ def _polyline(path: str, root: ET.Element, tag: str) -> tuple[Point, ...]:
 def read_bekos(path: str | Path) -> BekosTrack:
     """Read and check one XML track file (one-line `TrackError` on any problem)."""
     shown = str(path)
-    p = Path(path)
-    try:
-        if p.is_file() and p.stat().st_size > MAX_BYTES:
-            raise TrackError(shown, "", f"larger than {MAX_BYTES >> 20} MiB: not a track file")
-        data = p.read_bytes()
-    except OSError as exc:
-        raise TrackError(shown, "", f"cannot read file: {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise TrackError(shown, "", f"larger than {MAX_BYTES >> 20} MiB: not a track file")
+    data = read_bounded(shown, MAX_BYTES, "track")
     return parse_bekos(data, shown)
 
 

@@ -15,14 +15,13 @@ TOML nesting and number lengths bounded (`racecert.model.toml_read`).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
 from racecert.model.cellpath.parse import parse_map_bytes, parse_toml_doc
 from racecert.model.errors import TrackError
+from racecert.model.file_read import read_bounded, too_big
 from racecert.model.lattice_parse import parse_with_rules
 from racecert.model.limits import MAX_FILE_BYTES
 from racecert.model.toml_read import read_toml
@@ -108,38 +107,7 @@ def load_track(path: str | Path) -> Track:
 
 
 def _read_file(path: str) -> bytes:
-    try:
-        _check_regular(path, os.stat(path))
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            _check_regular(path, os.fstat(fd))
-            with os.fdopen(fd, "rb", closefd=False) as f:
-                data = f.read(MAX_FILE_BYTES + 1)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise TrackError(path, "", f"cannot read file: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise _too_big(path)
-    return data
-
-
-_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
-def _check_regular(path: str, st: os.stat_result) -> None:
-    """Refuse special files; a directory fails on open with the system's reason."""
-    for test, what in _KINDS:
-        if test(st.st_mode):
-            raise TrackError(path, "", f"not a regular file ({what}): a track must be a file")
-    if stat.S_ISREG(st.st_mode) and st.st_size > MAX_FILE_BYTES:
-        raise _too_big(path)
-
-
-def _too_big(path: str) -> TrackError:
-    return TrackError(path, "", f"file larger than the limit of {MAX_FILE_BYTES:,} bytes "
-                      f"({MAX_FILE_BYTES // 2**20} MiB)")
+    return read_bounded(path, MAX_FILE_BYTES, "track")
 
 
 def parse_track(data: bytes | str, path: str = "<string>") -> Track:
@@ -161,7 +129,7 @@ def parse_track(data: bytes | str, path: str = "<string>") -> Track:
         raise TrackError(path, "", f"not bytes or text: {show(data)}")
     data = bytes(data)
     if len(data) > MAX_FILE_BYTES:
-        raise _too_big(path)
+        raise too_big(path, MAX_FILE_BYTES)
     if path.endswith(".track"):
         return parse_map_bytes(data, path)  # type: ignore[return-value]
     sha = hashlib.sha256(data).hexdigest()

@@ -151,7 +151,7 @@ def test_a_missing_file_or_a_folder_is_one_line(tmp_path: Path,
     assert main(["import", "ascii", str(tmp_path / "none.txt")]) == 2
     assert "cannot read file" in capsys.readouterr().err
     assert main(["import", "ascii", str(tmp_path)]) == 2
-    assert "not a regular file" in capsys.readouterr().err
+    assert "cannot read file: Is a directory" in capsys.readouterr().err
 
 
 def test_the_cli_imports_and_exports_atomically(tmp_path: Path,

@@ -89,7 +89,7 @@ def test_a_billion_laughs_is_refused_before_expansion() -> None:
 def test_files_above_the_size_cap_are_refused(tmp_path: Path) -> None:
     big = tmp_path / "big.xml"
     big.write_bytes(b" " * (4 << 20) + b"<Track/>")
-    with pytest.raises(TrackError, match="larger than 4 MiB"):
+    with pytest.raises(TrackError, match=r"larger than the limit of 4,194,304 bytes \(4 MiB\)"):
         read_bekos(big)
     with pytest.raises(TrackError, match="cannot read file"):
         read_bekos(tmp_path / "missing.xml")
