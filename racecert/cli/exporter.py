@@ -11,9 +11,8 @@ goes to stdout; with -o one line on stderr says what was written.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from racecert.cli.output import check_output_file, write_text_atomic
+from racecert.cli.output import check_output_file, emit_text
 from racecert.cli.tracks import load_named_track
 from racecert.model.ascii_grid import to_ascii
 from racecert.model.errors import TrackError
@@ -42,9 +41,5 @@ def cmd_export(args: argparse.Namespace) -> int:
                          f"of the {profile_of(track).title} (the format is a grid track's "
                          "cells and lines)")
     text = to_ascii(track)
-    if out is None:
-        print(text, end="")
-    else:
-        write_text_atomic(out, text)
-        print(f"wrote {out} (the {args.format} map of {args.track})", file=sys.stderr)
+    emit_text(text, out, f"the {args.format} map of {args.track}")
     return 0

@@ -17,10 +17,9 @@ goes to stdout; with -o one line on stderr says what was written.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from racecert.cli.output import check_output_file, write_text_atomic
+from racecert.cli.output import check_output_file, emit_text
 from racecert.model.ascii_grid import ascii_to_toml, read_ascii
 from racecert.model.bekos_import import read_bekos, to_toml
 from racecert.model.cellpath.parse import parse_map_bytes
@@ -55,11 +54,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     except TrackError as exc:
         raise TrackError(args.file, "", f"the imported track is not valid: {exc.where} "
                          f"{exc.message}".replace("  ", " ")) from None
-    if out is None:
-        print(text, end="")
-    else:
-        write_text_atomic(out, text)
-        print(f"wrote {out} (from the {args.format} file {args.file})", file=sys.stderr)
+    emit_text(text, out, f"from the {args.format} file {args.file}")
     return 0
 
 

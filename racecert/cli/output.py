@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -116,6 +117,16 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
 def write_text_atomic(path: str | Path, text: str) -> None:
     """`write_bytes_atomic` of `text` encoded as UTF-8."""
     write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def emit_text(text: str, out: Path | None, what: str) -> None:
+    """`text` to stdout, or written atomically to `out` with one line on stderr saying
+    "wrote OUT (WHAT)": a converter's output, where stdout stays the data alone."""
+    if out is None:
+        print(text, end="")
+        return
+    write_text_atomic(out, text)
+    print(f"wrote {out} ({what})", file=sys.stderr)
 
 
 def _cannot_write(path: str | Path, exc: OSError) -> OutputError:
