@@ -30,6 +30,7 @@ function load(docJSON, source, blank = false) {
   else state.history = new History(state.doc, onHistory);
   state.view.setDoc(state.doc);
   state.view.fit();
+  statusZoom();
   state.view.setRace(null);
   if (state.race) state.race.reset();
   setResults(null, null);
@@ -101,6 +102,7 @@ function loadView(view, source) {
   $("view-text").textContent = view.text;
   $("doc-title").textContent = `${view.name} · ${view.title} · ${source ? source.path : view.file}`;
   $("hint").hidden = true;
+  statusZoom();
   showVerdict({ valid: true, summary: `${view.title}, ${view.width}×${view.height}`, messages: [] },
     () => {});
   state.filing.markSaved();
@@ -534,7 +536,9 @@ function undo() { if (state.history.undo()) status("undone"); }
 function redo() { if (state.history.redo()) status("redone"); }
 
 function status(text) { $("st-msg").textContent = text; }
-function statusZoom() { $("st-zoom").textContent = `zoom ${Math.round(state.view.scale)} px/cell`; }
+function statusZoom() {
+  $("st-zoom").textContent = state.viewOnly ? "" : `zoom ${Math.round(state.view.scale)} px/cell`;
+}
 
 // -- start --------------------------------------------------------------------------------------
 
