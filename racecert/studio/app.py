@@ -47,7 +47,7 @@ from starlette.staticfiles import StaticFiles
 
 from racecert.model.errors import TrackError
 from racecert.studio.diagnostics import validate_draft
-from racecert.studio.document import DocumentError, draft_from_json, draft_from_toml
+from racecert.studio.document import DocumentError, draft_from_json, draft_from_toml, is_grid
 from racecert.studio.document import track_to_json as document_of
 from racecert.studio.files import FileAccessError, Roots, read_track_bytes, write_atomic
 from racecert.studio.jobs import JobManager, JobsBusy
@@ -59,6 +59,7 @@ from racecert.studio.race_job import (
     car_palette,
     race_options,
 )
+from racecert.studio.track_view import track_view
 from racecert.studio.worker import JobLimits
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -165,16 +166,45 @@ def _draft(body: dict[str, Any]):
         raise ApiError(400, str(exc)) from None
 
 
+def _viewed(body: dict[str, Any], kind: str, mode: str) -> tuple[str, dict[str, Any]]:
+    """The file text and job options of a job on a read-only track: `body["view"]` is
+    {text, file} as the page opened it; the text must parse as a lattice or cell-path
+    track (the file's name tells a cell-path map, ``.track``, from TOML)."""
+    view = body["view"]
+    if not isinstance(view, dict) or not isinstance(view.get("text"), str) \
+            or not isinstance(view.get("file"), str):
+        raise ApiError(400, "view: give the file's text and name as strings")
+    label = Path(view["file"]).name or "track"
+    if kind == "race":
+        raise ApiError(400, "a race runs on grid tracks only (the built-in drivers and the "
+                            "grid slots are the grid's)")
+    if mode != "exact":
+        raise ApiError(400, f"mode {mode!r}: a lattice or cell-path track has the exact key "
+                            "only")
+    try:
+        track = draft_from_toml(view["text"].encode("utf-8"), label)
+    except TrackError as exc:
+        raise ApiError(400, str(exc)) from None
+    if is_grid(track):
+        raise ApiError(400, f"{label}: a grid track is sent as a document, not as a view")
+    return view["text"], {"mode": "exact", "file": label}
+
+
 def create_app(config: StudioConfig) -> Starlette:
     """The studio application for `config`."""
     jobs = JobManager(config.limits, max_running=config.max_running)
 
     def opened(data: bytes, label: str, source: dict[str, Any] | None) -> dict[str, Any]:
+        """What the page opens: a grid track's document and verdict, or the read-only
+        view of a lattice or cell-path track (`track_view`; `document` null)."""
         try:
             track = draft_from_toml(data, label)
         except TrackError as exc:
             raise ApiError(400, str(exc)) from None
-        verdict = validate_draft(track, label)
+        if not is_grid(track):
+            view = track_view(track, data.decode("utf-8", errors="replace"), label)
+            return {"document": None, "view": view, "source": source, "verdict": None}
+        verdict = validate_draft(track, label)  # type: ignore[arg-type]
         return {"document": document_of(track), "source": source, "verdict": verdict.to_json()}
 
     async def index(request: Request) -> Response:
@@ -247,16 +277,20 @@ def create_app(config: StudioConfig) -> Starlette:
         if mode not in ("exact", "editor"):
             raise ApiError(400, f"mode must be 'exact' or 'editor', got {mode!r}")
         options: dict[str, Any] = {"mode": mode}
-        if kind == "race":
-            try:
-                options = race_options(body)
-            except RaceOptionError as exc:
-                raise ApiError(400, str(exc)) from None
-        verdict = await run_in_threadpool(validate_draft, _draft(body))
-        if not verdict.valid:
-            raise ApiError(400, f"the track does not validate: {verdict.messages[0].text}")
+        if body.get("view") is not None:  # a lattice or cell-path track, viewed read only
+            text, options = await run_in_threadpool(_viewed, body, kind, mode)
+        else:
+            if kind == "race":
+                try:
+                    options = race_options(body)
+                except RaceOptionError as exc:
+                    raise ApiError(400, str(exc)) from None
+            verdict = await run_in_threadpool(validate_draft, _draft(body))
+            if not verdict.valid:
+                raise ApiError(400, f"the track does not validate: {verdict.messages[0].text}")
+            text = verdict.toml
         try:
-            job = await run_in_threadpool(jobs.start, kind, verdict.toml, options)
+            job = await run_in_threadpool(jobs.start, kind, text, options)
         except JobsBusy as exc:
             raise ApiError(429, str(exc)) from None
         return JSONResponse({"id": job.id, "kind": kind}, status_code=202)

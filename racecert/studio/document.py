@@ -23,7 +23,7 @@ from typing import Any
 
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
-from racecert.model.profiles import GRID, profile_of
+from racecert.model.profiles import GRID, AnyTrack, profile_of
 from racecert.model.track import ELEVATED_CHARS, GROUND_CHARS, Car, Line, Opening, Track
 
 MAX_SIDE = 400
@@ -181,29 +181,32 @@ def _document_from_toml_tables(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def draft_from_toml(data: bytes, label: str) -> Track:
+def draft_from_toml(data: bytes, label: str) -> AnyTrack:
     """A track from file bytes: validated when it parses, else a draft the page can fix.
 
     A file the validator rejects (a car off asphalt, a line that is not a cut)
     still opens as a draft when its tables have the right shape, so that the page
     can show the message on its cell; otherwise the parser's `TrackError` is raised.
-    A lattice or cell-path track is refused with a one-line `TrackError` that says how
-    to draw it instead: the page draws and edits grid tracks only.
+    A lattice or cell-path track (`label` ending in ``.track``: a cell-path map) is
+    returned as parsed and validated: the page views it read only (`is_grid` tells
+    which), since the editor draws grid tracks.
     """
     try:
         track = parse_track(data, label)
     except TrackError as exc:
         first = exc
     else:
-        profile = profile_of(track)
-        if profile is not GRID:
-            raise TrackError(label, "", f"a track of the {profile.title}: the studio draws "
-                             f"and edits grid tracks only; `racecert analyze {label} -o "
-                             "picture.svg` draws it, `racecert certify` certifies it")
         return track  # type: ignore[return-value]
+    if label.endswith(".track"):
+        raise first
     try:
         tables = tomllib.loads(data.decode("utf-8"))
         return draft_from_json(_document_from_toml_tables(tables))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, DocumentError, KeyError, TypeError,
             AttributeError):
         raise first from None
+
+
+def is_grid(track: AnyTrack) -> bool:
+    """Whether the page edits `track` (a grid track) rather than viewing it read only."""
+    return profile_of(track) is GRID

@@ -5,9 +5,9 @@ package's own) and the folders named on the command line (the current
 folder by default, and the folder of the TRACK argument). The page names a file
 by a folder's index and a path relative to it; `resolve` refuses anything that
 leaves the folder (`..`, absolute paths, symbolic links pointing out) and
-anything but a `.toml` file name. Writes are atomic: a temp file in the target
-folder, fsynced, renamed over the target, removed on any failure, so a failed
-save leaves the previous file as it was.
+anything but a `.toml` file name (or, to read, a `.track` cell-path map). Writes
+are atomic: a temp file in the target folder, fsynced, renamed over the target,
+removed on any failure, so a failed save leaves the previous file as it was.
 """
 
 from __future__ import annotations
@@ -95,8 +95,9 @@ class Roots:
         rel = Path(relative)
         if rel.is_absolute() or ".." in rel.parts:
             raise FileAccessError(f"{relative}: give a path inside {folder.label}")
-        if rel.suffix != ".toml":
-            raise FileAccessError(f"{relative}: a track file name ends in .toml")
+        if rel.suffix != ".toml" and (write or rel.suffix != ".track"):
+            raise FileAccessError(f"{relative}: a track file name ends in .toml"
+                                  + ("" if write else " (or .track, a cell-path map)"))
         try:
             target = (folder.path / rel).resolve()
         except (OSError, ValueError) as exc:
@@ -125,10 +126,12 @@ class Roots:
         return None
 
     def listing(self) -> list[dict[str, Any]]:
-        """Every folder with its .toml files (two levels deep, at most MAX_LISTED)."""
+        """Every folder with its track files, .toml and .track (two levels deep, at most
+        MAX_LISTED)."""
         out = []
         for i, f in enumerate(self.folders):
-            files = sorted(p for pattern in ("*.toml", "*/*.toml") for p in f.path.glob(pattern)
+            files = sorted(p for pattern in ("*.toml", "*/*.toml", "*.track", "*/*.track")
+                           for p in f.path.glob(pattern)
                            if p.is_file() and p.resolve().is_relative_to(f.path))
             out.append({**f.to_json(i),
                         "files": [str(p.relative_to(f.path)) for p in files[:MAX_LISTED]]})

@@ -27,8 +27,10 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
+from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
+from racecert.model.profiles import GRID, AnyTrack, profile_of
 from racecert.studio.race_job import race_error_types, race_payload
 
 PROGRESS_INTERVAL = 0.1
@@ -74,8 +76,10 @@ class _Reporter:
             self.put({"type": "bfs", "depth": depth, "frontier": frontier, "states": states})
 
 
-MACHINERY = {"analyze": ("racecert.analysis.pipeline", "racecert.studio.payload"),  # no solver
-             "certify": ("racecert.certification.certificate", "racecert.studio.payload")}
+MACHINERY = {"analyze": ("racecert.analysis.pipeline", "racecert.studio.payload",  # no solver
+                         "racecert.api"),
+             "certify": ("racecert.certification.certificate", "racecert.studio.payload",
+                         "racecert.api")}
 """What a job of each kind imports in its own process (`compute`), never in the server."""
 
 
@@ -99,7 +103,9 @@ def compute(kind: str, toml: bytes, options: dict[str, Any], limits: JobLimits,
     machinery (OR-Tools, sympy, pandas: about a second of imports) and the payloads built
     from them are imported here, in the job's own process, never by the server, which
     imports this module for `JobLimits` and `job_message` only."""
-    track = parse_track(toml, "track")
+    track = parse_track(toml, options.get("file", "track"))
+    if profile_of(track) is not GRID:  # viewed read only: the profile's own pipeline
+        return profile_job(kind, track, limits, report)
     if kind == "analyze":
         from racecert.analysis.pipeline import analyze
         from racecert.studio.payload import analysis_payload
@@ -117,6 +123,24 @@ def compute(kind: str, toml: bytes, options: dict[str, Any], limits: JobLimits,
     return certificate_payload(c)
 
 
+def profile_job(kind: str, track: AnyTrack, limits: JobLimits, report: _Reporter
+                ) -> dict[str, Any]:
+    """Analyse or certify a lattice or cell-path track through the public API
+    (`racecert.api`, which runs the track's profile's pipeline as the command line does);
+    the page's payload (`racecert.studio.view_payload`)."""
+    from racecert import api
+    from racecert.studio.view_payload import view_analysis_payload, view_certificate_payload
+
+    if kind == "analyze":
+        report.step("analysis")
+        return view_analysis_payload(api.analyze(track, progress=report.bfs))
+    if kind == "certify":
+        c = api.certify(track, step=report.step, cpsat_budget=limits.cpsat_budget,
+                        budget=StateBudget(limits.max_states, "--max-states"))
+        return view_certificate_payload(c)
+    raise TrackError("track", "", f"a {kind} job runs on grid tracks only")
+
+
 def run_job(job: dict[str, Any], out: TextIO) -> None:
     """Compute `job` ({kind, toml, options, limits}), then write exactly one `result` or
     `error` event after the progress events."""
@@ -130,7 +154,7 @@ def run_job(job: dict[str, Any], out: TextIO) -> None:
         event = {"type": "result", "data": data}
     except (TrackError, *race_error_types()) as exc:
         event = {"type": "error", "message": " ".join(str(exc).split())}
-    except WorkLimitReached as exc:
+    except (WorkLimitReached, LimitReached) as exc:
         event = {"type": "error", "message": str(exc), "limit": True}
     except MemoryError:
         event = {"type": "error", "limit": True,

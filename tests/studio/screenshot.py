@@ -1,11 +1,12 @@
 """Write the pictures of the studio in the docs:
-`python -m tests.studio.screenshot [STUDIO.png [RACE.png]]`
-(default docs/img/studio.png and docs/img/studio_race.png).
+`python -m tests.studio.screenshot [STUDIO.png [RACE.png [LATTICE.png]]]`
+(default docs/img/studio.png, docs/img/studio_race.png and docs/img/studio_lattice.png).
 
 The first opens tracks/ocho.toml in the studio (a real server, Debian's chromium),
 analyses it, hovers a move on the bridge, and takes the screenshot. The second opens
 tracks/4_esquinas.toml, analyses it, races three cars and stops the replay when the
-first car has finished: the race over the faded analysis, the standings so far.
+first car has finished: the race over the faded analysis, the standings so far. The
+third opens tracks/lattice/riddler.toml (viewed read only) and analyses it.
 """
 
 from __future__ import annotations
@@ -65,15 +66,29 @@ def race(browser, out: str) -> None:
         page.close()
 
 
-def main(out: str, race_out: str) -> None:
+def lattice(browser, out: str) -> None:
+    with tempfile.TemporaryDirectory() as folder, \
+            background(make_app(Path(folder), initial=TRACKS / "lattice/riddler.toml")) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 820})
+        page.goto(url)
+        page.wait_for_selector("body[data-ready=true]")
+        page.click("#btn-analyse")
+        page.wait_for_selector("#figures:not([hidden])", timeout=60_000)
+        page.screenshot(path=out)
+        page.close()
+
+
+def main(out: str, race_out: str, lattice_out: str) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium"),
                                     args=["--no-sandbox"])
         studio(browser, out)
         race(browser, race_out)
+        lattice(browser, lattice_out)
         browser.close()
 
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "docs/img/studio.png",
-         sys.argv[2] if len(sys.argv) > 2 else "docs/img/studio_race.png")
+         sys.argv[2] if len(sys.argv) > 2 else "docs/img/studio_race.png",
+         sys.argv[3] if len(sys.argv) > 3 else "docs/img/studio_lattice.png")

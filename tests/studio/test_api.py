@@ -114,16 +114,6 @@ def test_import_text_of_a_file(client: TestClient) -> None:
     assert bad.status_code == 400 and "TOML syntax error" in bad.json()["error"]
 
 
-def test_a_track_of_another_profile_is_refused_in_one_line(client: TestClient) -> None:
-    for name, title in (("lattice/riddler.toml", "lattice rules"),
-                        ("cellpath/hairpin.toml", "cell-path rules")):
-        r = client.post("/api/import", json={"name": Path(name).name,
-                                             "text": (TRACKS / name).read_text()})
-        error = r.json()["error"]
-        assert r.status_code == 400 and "\n" not in error, error
-        assert f"a track of the {title}" in error and "grid tracks only" in error
-
-
 def test_requests_the_server_refuses(client: TestClient) -> None:
     assert client.post("/api/validate", content=b"{", headers={
         "content-type": "application/json"}).status_code == 400

@@ -207,3 +207,54 @@ def test_a_jobs_progress_stays_in_view(browser, tmp_path: Path) -> None:
         page.click("#job-log-toggle")  # the steps of the ended job, on demand
         assert page.is_visible("#job-log li")
         p.close()
+
+
+def test_a_lattice_track_is_viewed_read_only_analysed_and_certified(browser,
+                                                                     tmp_path: Path) -> None:
+    """`racecert studio tracks/lattice/riddler.toml`: the note, the track's picture and
+    the file's text; no editing tool, Save, Download, export, undo or race; Analyse shows
+    the profile's picture of the analysis and the API's figures, Certify the verdicts;
+    then a grid track opened from the dialog gets the editor back."""
+    from racecert import api
+
+    riddler = TRACKS / "lattice/riddler.toml"
+    with background(make_app(tmp_path, initial=riddler)) as url:
+        p = Page(browser, url)
+        page = p.page
+        assert page.is_visible("#view-note") and "grid tracks" in page.inner_text("#view-note")
+        assert p.js("document.getElementById('view-text').textContent") == riddler.read_text()
+        assert p.js("document.querySelector('#view-picture svg #starts').children.length") == 1
+        assert not page.is_visible("#canvas") and not page.is_visible("#surfaces")
+        assert not page.is_visible("#race-panel") and not page.is_visible("#placers")
+        for button in ("#btn-save", "#btn-download", "#btn-export-svg", "#btn-undo", "#mode"):
+            assert page.is_disabled(button), button
+        page.keyboard.press("Control+z")  # no shortcut acts on the hidden editor
+        assert p.errors == []
+
+        page.click("#btn-analyse")
+        page.wait_for_selector("#figures:not([hidden])", timeout=60_000)
+        truth = api.analyze(riddler)
+        assert p.value("m_star") == str(truth.bfs.m_star)
+        assert p.value("optimal_count") == f"{truth.bfs.optimal_count:,}"
+        assert p.value("final_states") == str(truth.bfs.final_states)
+        assert p.value("green_length").startswith(f"{truth.green.length.to_float():.3f} = ")
+        ours = p.js("document.querySelector('#view-picture svg').outerHTML")
+        theirs = ET.fromstring(truth._repr_svg_())
+        shown = ET.fromstring(ours)
+        assert [e.tag for e in shown.iter()] == [e.tag for e in theirs.iter()]
+        assert f"m* = {truth.bfs.m_star}" in page.inner_text("#run-status")
+
+        page.click("#btn-certify")
+        page.wait_for_selector("#cert-status:not([hidden])", timeout=120_000)
+        assert page.inner_text("#cert-status").startswith("CERTIFIED")
+        assert p.js("[...document.querySelectorAll('#figures td.cert .badge')]"
+                    ".every(b => b.textContent === 'agree')")
+        assert page.inner_text('tr[data-figure="move_validity"] td.value').startswith(
+            "the lattice profile's rules")
+
+        page.click("#btn-open")
+        page.click("#open-list button:text-is('tiny_straight.toml')")
+        page.wait_for_selector(".verdict.ok")
+        assert page.is_visible("#canvas") and not page.is_visible("#view-stage")
+        assert not page.is_disabled("#btn-save") and not page.is_disabled("#mode")
+        p.close()

@@ -23,9 +23,9 @@ export function slug(name) {
 }
 
 export class Filing {
-  constructor(state, { load, status, refreshForm, selectSurface }) {
+  constructor(state, { load, open, status, refreshForm, selectSurface }) {
     this.state = state;
-    this.load = load; this.status = status; this.refreshForm = refreshForm;
+    this.load = load; this.open = open; this.status = status; this.refreshForm = refreshForm;
     this.selectSurface = selectSurface;
     this.savedTop = null;
     this.bind();
@@ -38,7 +38,8 @@ export class Filing {
     return done.length ? done[done.length - 1] : null;
   }
 
-  dirty() { return !!this.state.history && this.top() !== this.savedTop; }
+  // A read-only track (a lattice or cell-path view) has nothing to lose.
+  dirty() { return !this.state.viewOnly && !!this.state.history && this.top() !== this.savedTop; }
 
   markSaved() { this.savedTop = this.top(); this.refresh(); }
 
@@ -103,7 +104,7 @@ export class Filing {
           li.append(b); ul.append(li);
         }
         if (!f.files.length) {
-          const li = document.createElement("li"); li.textContent = "(no .toml files)"; ul.append(li);
+          const li = document.createElement("li"); li.textContent = "(no track files)"; ul.append(li);
         }
         list.append(h, ul);
       }
@@ -115,8 +116,9 @@ export class Filing {
     try {
       const r = await api.open(folder.index, path);
       $("dlg-open").close();
-      this.load(r.document, folder.writable ? { folder: folder.index, path } : null);
-      this.status(folder.writable ? `opened ${path}`
+      this.open(r, folder.writable || r.view ? { folder: folder.index, path } : null);
+      if (r.view) this.status(`opened ${path} (${r.view.title}: read only)`);
+      else this.status(folder.writable ? `opened ${path}`
         : `opened ${path} (read only: Save… writes a copy into a folder of yours)`);
     } catch (e) { $("open-error").textContent = e.message; }
   }
@@ -128,8 +130,9 @@ export class Filing {
       try {
         const r = await api.importText(file.name, await file.text());
         $("dlg-open").close();
-        this.load(r.document, null);
-        this.status(`opened ${file.name} (Save… to keep it in a folder the studio was given)`);
+        this.open(r, null);
+        this.status(r.view ? `opened ${file.name} (${r.view.title}: read only)`
+          : `opened ${file.name} (Save… to keep it in a folder the studio was given)`);
       } catch (err) { $("open-error").textContent = err.message; }
     }
     e.target.value = "";

@@ -21,11 +21,13 @@ const VERB = { analyze: "Analysing", certify: "Certifying", race: "Racing" };
 
 export async function runJob(kind, extra = {}) {
   if (state.job) return;
-  const document_ = state.doc.toJSON();
+  const view = state.viewOnly;  // a read-only track: the job runs on its file's text
+  const document_ = view ? null : state.doc.toJSON();
   const version = state.version;
   let started;
   try {
-    started = await api.startJob(kind, document_, $("mode").value, extra);
+    started = await api.startJob(kind, document_, $("mode").value,
+      view ? { ...extra, view: { text: view.text, file: view.file } } : extra);
   } catch (e) {
     runStatus(e.message, "bad");
     return;
@@ -67,8 +69,9 @@ function onJobEvent(job, event) {
     const a = analysis;
     runStatus(a.reachable
       ? `m* = ${a.m_star} · ${a.figures.find((f) => f.name === "optimal_count").display} optimal ` +
-        `trajectories · ${a.kind} · ${a.seconds.toFixed(2)} s`
-      : "The finish is unreachable: no trajectory crosses the start and then the finish line.",
+        `trajectories · ${a.kind ? `${a.kind} · ` : ""}${a.seconds.toFixed(2)} s`
+      : a.view ? "The finish is unreachable from the start."
+        : "The finish is unreachable: no trajectory crosses the start and then the finish line.",
     a.reachable ? "ok" : "bad");
   } else if (event.type === "error") {
     finishJob();

@@ -22,6 +22,7 @@ window.studio = state;  // for the browser tests and the curious
 // -- loading a document -----------------------------------------------------------
 
 function load(docJSON, source, blank = false) {
+  setViewOnly(null);
   state.doc = TrackDoc.fromJSON(docJSON);
   state.source = source || null;
   state.blank = blank;
@@ -29,6 +30,7 @@ function load(docJSON, source, blank = false) {
   else state.history = new History(state.doc, onHistory);
   state.view.setDoc(state.doc);
   state.view.fit();
+  statusZoom();
   state.view.setRace(null);
   if (state.race) state.race.reset();
   setResults(null, null);
@@ -38,12 +40,88 @@ function load(docJSON, source, blank = false) {
   validateSoon(0);
 }
 
+// -- a lattice or cell-path track, viewed read only ------------------------------------
+//
+// The editor draws grid tracks; a track of another rule profile opens as a view (the
+// server's `track_view`): the note saying why, the track's picture (after Analyse, the
+// profile's own picture of the analysis), its facts and its file's text. The editing
+// tools, Save, Download, the export of the canvas, undo and redo, the key menu (exact
+// only) and the race are off; Analyse and Certify send the file's text.
+
+const EDIT_CONTROLS = ["btn-save", "btn-download", "btn-export-svg", "btn-export-png",
+  "btn-undo", "btn-redo", "mode"];
+const READ_ONLY_TITLE = "off for this track: the editor draws grid tracks (edit the file as text)";
+
+function setViewOnly(view) {
+  const was = !!state.viewOnly;
+  state.viewOnly = view;
+  if (view) document.body.dataset.viewOnly = "true";
+  else delete document.body.dataset.viewOnly;
+  $("view-stage").hidden = !view;
+  $("view-file").hidden = !view;
+  for (const id of EDIT_CONTROLS) {
+    const e = $(id);
+    if (view) {
+      if (!was) e.dataset.title = e.title;
+      e.disabled = true;
+      e.title = READ_ONLY_TITLE;
+    } else if (was) {
+      e.disabled = false;
+      e.title = e.dataset.title || "";
+    }
+  }
+  if (view) $("mode").value = "exact";
+}
+
+// The SVG text (from the studio server: its own picture of the track, or the analysis's
+// `_repr_svg_`) parsed as XML and put in the view; nothing in it runs (the page's CSP).
+function showPicture(svgText) {
+  const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
+  const root = doc.documentElement;
+  if (root.nodeName !== "svg" || doc.querySelector("parsererror")) {
+    $("view-picture").replaceChildren();
+    status("the picture could not be read");
+    return;
+  }
+  $("view-picture").replaceChildren(document.importNode(root, true));
+}
+
+function loadView(view, source) {
+  setViewOnly(view);
+  state.source = source || null;
+  state.blank = false;
+  state.view.setRace(null);
+  if (state.race) state.race.reset();
+  setResults(null, null);
+  state.version++;
+  $("view-note").textContent = view.note;
+  $("view-file-name").textContent = view.file;
+  $("view-facts").replaceChildren(...view.facts.map((t) => {
+    const li = document.createElement("li"); li.textContent = t; return li;
+  }));
+  $("view-text").textContent = view.text;
+  $("doc-title").textContent = `${view.name} · ${view.title} · ${source ? source.path : view.file}`;
+  $("hint").hidden = true;
+  statusZoom();
+  showVerdict({ valid: true, summary: `${view.title}, ${view.width}×${view.height}`, messages: [] },
+    () => {});
+  state.filing.markSaved();
+}
+
+// What Open, Import and the session's initial track give: a grid track's document, or
+// a read-only view.
+function open(opened, source) {
+  if (opened.view) loadView(opened.view, source);
+  else load(opened.document, source);
+}
+
 function setResults(analysis, certificate) {
   state.analysis = analysis;
   state.certificate = certificate;
   state.pinned = null;
   state.analysedVersion = state.version;
-  state.view.setAnalysis(analysis);
+  if (state.viewOnly) showPicture(analysis ? analysis.svg : state.viewOnly.picture);
+  else state.view.setAnalysis(analysis);
   showFigures(analysis, certificate);
   showCertificate(certificate);
   showTrajectory(null);
@@ -141,6 +219,7 @@ function bindForm() {
 let validateTimer = null;
 function validateSoon(delay = 200) {
   clearTimeout(validateTimer);
+  if (state.viewOnly) return;  // a read-only track was validated as it was opened
   validateTimer = setTimeout(validateNow, delay);
 }
 
@@ -149,7 +228,7 @@ async function validateNow() {
   const seq = ++state.validating;
   try {
     const verdict = await api.validate(state.doc.toJSON());
-    if (seq !== state.validating) return;
+    if (seq !== state.validating || state.viewOnly) return;
     state.verdict = verdict;
     state.verdictVersion = version;
     state.view.messages = verdict.messages;
@@ -434,7 +513,7 @@ function bindPalette() {
 
 function bindKeys() {
   window.addEventListener("keydown", (e) => {
-    if (e.target.closest("input, textarea, select, dialog")) return;
+    if (state.viewOnly || e.target.closest("input, textarea, select, dialog")) return;
     const k = e.key.toLowerCase();
     if ((e.ctrlKey || e.metaKey) && k === "z") { e.preventDefault(); (e.shiftKey ? redo : undo)(); return; }
     if ((e.ctrlKey || e.metaKey) && k === "y") { e.preventDefault(); redo(); return; }
@@ -457,7 +536,9 @@ function undo() { if (state.history.undo()) status("undone"); }
 function redo() { if (state.history.redo()) status("redone"); }
 
 function status(text) { $("st-msg").textContent = text; }
-function statusZoom() { $("st-zoom").textContent = `zoom ${Math.round(state.view.scale)} px/cell`; }
+function statusZoom() {
+  $("st-zoom").textContent = state.viewOnly ? "" : `zoom ${Math.round(state.view.scale)} px/cell`;
+}
 
 // -- start --------------------------------------------------------------------------------------
 
@@ -467,7 +548,7 @@ async function main() {
   bindCanvas();
   bindKeys();
   bindForm();
-  state.filing = new Filing(state, { load, status, refreshForm, selectSurface });
+  state.filing = new Filing(state, { load, open, status, refreshForm, selectSurface });
   initJobs(state, { setResults });
   $("btn-undo").addEventListener("click", undo);
   $("btn-redo").addEventListener("click", redo);
@@ -496,7 +577,7 @@ async function main() {
     blank.name = initial.name;
     load(blank.toJSON(), initial.source, true);
     status(`a new track: Save… writes ${initial.source.path}`);
-  } else if (initial) load(initial.document, initial.source);
+  } else if (initial) open(initial, initial.source);
   else load(TrackDoc.blank(30, 20).toJSON(), null, true);
   statusZoom();
   document.body.dataset.ready = "true";
