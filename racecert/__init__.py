@@ -24,8 +24,8 @@ _LAZY = {
     "TrackError": "racecert.model.errors",
     "Analysis": "racecert.analysis.pipeline",
     "Certificate": "racecert.certification.certificate",
-    "LatticeAnalysis": "racecert.analysis.lattice_pipeline",
-    "LatticeCertificate": "racecert.certification.lattice_certificate",
+    "LatticeAnalysis": "racecert.analysis.lattice.pipeline",
+    "LatticeCertificate": "racecert.certification.lattice.certificate",
 }
 __all__ = ["__version__", *_LAZY]
 

@@ -31,7 +31,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
+from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
 from racecert.analysis.pipeline import Analysis, StepFn
 from racecert.analysis.pipeline import analyze as _analyze
 from racecert.model.budget import StateBudget
@@ -48,7 +48,7 @@ from racecert.oracle.dijkstra import ProgressFn as YellowProgressFn
 if TYPE_CHECKING:  # certification loads the solvers (OR-Tools, PySAT, sympy): only in certify
     from racecert.certification.certificate import Certificate
     from racecert.certification.context import WorkFn
-    from racecert.certification.lattice_certificate import LatticeCertificate
+    from racecert.certification.lattice.certificate import LatticeCertificate
 
 TrackLike = AnyTrack | str | bytes | os.PathLike[str]
 
@@ -274,7 +274,7 @@ def _certify_lattice(track: AnyTrack, limits: dict[str, Any], step: StepFn | Non
                      budget: StateBudget | None, best_start: bool,
                      grid_only: dict[str, Any]) -> LatticeCertificate:
     """`certify` of a lattice or cell-path track: its profile's checks under `limits`."""
-    from racecert.certification.lattice_certificate import certify_lattice
+    from racecert.certification.lattice.certificate import certify_lattice
 
     given = {k for k, v in grid_only.items() if v is not None}
     given |= {k for k in limits if k not in _LATTICE_LIMITS}

@@ -21,7 +21,7 @@ from racecert.model.profiles import acceleration_set_name
 from racecert.model.radicals import RadicalSum
 
 if TYPE_CHECKING:
-    from racecert.analysis.lattice_pipeline import LatticeAnalysis
+    from racecert.analysis.lattice.pipeline import LatticeAnalysis
     from racecert.analysis.pipeline import Analysis
 
 NONE = "—"

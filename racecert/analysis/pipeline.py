@@ -269,7 +269,7 @@ def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = No
     """
     if profile_of(track) is not GRID:
         raise TypeError(f"a track of the {profile_of(track).name} profile: use "
-                        "racecert.analysis.lattice_pipeline.analyze_lattice")
+                        "racecert.analysis.lattice.pipeline.analyze_lattice")
     rules = rules or VectorRaceRules(track)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, Literal
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
+from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
 from racecert.analysis.pipeline import Analysis, analyze
 from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
 from racecert.model.budget import LimitReached, StateBudget
@@ -43,7 +43,7 @@ from racecert.model.profiles import profile_of
 
 if TYPE_CHECKING:
     from racecert.certification.certificate import Certificate
-    from racecert.certification.lattice_certificate import LatticeCertificate
+    from racecert.certification.lattice.certificate import LatticeCertificate
 
 BatchMode = Literal["exact", "editor", "certify"]
 ErrorKind = Literal["input", "limit", "lost", "setup", "internal"]
@@ -162,7 +162,7 @@ def _run_lattice(track: LatticeTrack, job: TrackJob, budget: StateBudget) -> dic
         raise TrackError(job.path, "rules", "a lattice track has only the exact key; run "
                          "the batch with --mode exact or certify")
     if job.mode == "certify":
-        from racecert.certification.lattice_certificate import certify_lattice
+        from racecert.certification.lattice.certificate import certify_lattice
 
         return _certificate_outcome(certify_lattice(
             track, budget=budget, cpsat_budget=job.cpsat_budget))

@@ -12,7 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis
+from racecert.analysis.lattice.pipeline import LatticeAnalysis
 from racecert.analysis.pipeline import Analysis
 from racecert.model.profiles import AnyTrack
 from racecert.oracle.bfs import BfsResult

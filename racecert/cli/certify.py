@@ -41,7 +41,7 @@ from racecert.certification.context import (
     MAX_CPSAT_BUDGET,
     MethodKind,
 )
-from racecert.certification.lattice_certificate import CHECKS_BY_PROFILE, certify_lattice
+from racecert.certification.lattice.certificate import CHECKS_BY_PROFILE, certify_lattice
 from racecert.certification.proof_files import (
     CertificateFormatError,
     name_proofs,

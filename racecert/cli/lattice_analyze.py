@@ -13,8 +13,8 @@ import argparse
 import json
 from pathlib import Path
 
-from racecert.analysis.lattice_pipeline import SKIPPED, LatticeAnalysis, analyze_lattice
-from racecert.analysis.lattice_svg import render_lattice_svg
+from racecert.analysis.lattice.pipeline import SKIPPED, LatticeAnalysis, analyze_lattice
+from racecert.analysis.lattice.svg import render_lattice_svg
 from racecert.cli.arguments import print_error
 from racecert.cli.common import format_table, progress_bar
 from racecert.cli.output import write_text_atomic

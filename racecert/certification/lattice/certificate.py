@@ -1,7 +1,7 @@
 """Certificates of lattice tracks (docs/certificate.md, "Lattice tracks").
 
 `certify_lattice` runs the lattice analysis (the oracle) and the checks of
-`racecert.certification.lattice_checks`, and judges every figure the lattice report
+`racecert.certification.lattice.checks`, and judges every figure the lattice report
 has with the same rules as the grid certificate (`judge_figure`): `certified` when every
 figure is confirmed by an independent check, `partial` when one is not (the headline
 names it), `disagree` when a check disagrees.
@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
-from racecert.certification import cellpath_checks
+from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
+from racecert.certification.cellpath import checks as cellpath_checks
 from racecert.certification.certificate import (
     FIGURE_VERDICTS,
     SCHEMA,
@@ -26,7 +26,7 @@ from racecert.certification.certificate import (
     timing_json,
 )
 from racecert.certification.context import CheckResult, MethodKind, NamedCheck, StepFn
-from racecert.certification.lattice_checks import (
+from racecert.certification.lattice.checks import (
     check_geometry,
     check_m_star_cpsat,
     check_search,

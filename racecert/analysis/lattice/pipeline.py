@@ -78,7 +78,7 @@ class LatticeAnalysis:
                 f"{figures})")
 
     def _repr_svg_(self) -> str:
-        from racecert.analysis.lattice_svg import render_lattice_svg
+        from racecert.analysis.lattice.svg import render_lattice_svg
 
         return render_lattice_svg(self)
 

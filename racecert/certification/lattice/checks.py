@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis
+from racecert.analysis.lattice.pipeline import LatticeAnalysis
 from racecert.certification.context import CertifyContext, CheckResult, Verdict
 from racecert.independent.lattice_cpsat import build_table, solve, table_candidates
 from racecert.independent.lattice_geometry import LatticeGeometry

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 from racecert.certification.context import CertifyContext, CheckResult, Verdict
-from racecert.certification.lattice_checks import lattice_of, reachable_states, search_results
+from racecert.certification.lattice.checks import lattice_of, reachable_states, search_results
 from racecert.independent.cellpath.search import count_trajectories
 from racecert.independent.cellpath.walk import accelerations, successor
 from racecert.model.cellpath.rules import CellPathRules
