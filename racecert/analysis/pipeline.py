@@ -16,11 +16,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from racecert.analysis.base import BaseAnalysis
+from racecert.analysis.base import BaseAnalysis, StepFn
 from racecert.analysis.coverage import Coverage, jaccard_distance, red_coverage
 from racecert.analysis.representatives import RepresentativeDP, Representatives
 from racecert.analysis.score import Score, compute_score
@@ -37,7 +36,6 @@ from racecert.oracle.dijkstra import YellowResult, shortest_trajectory
 from racecert.oracle.envelopes import bounded_bfs
 from racecert.oracle.laps import LapAptitude, lap_aptitude
 
-StepFn = Callable[[str], None]
 STEPS = ("yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score")
 """The pipeline's steps, in the order `analyze` announces them to `step`."""
 
