@@ -30,7 +30,7 @@ TARGET_PEAK_MB = 2048.0
 
 def run_one(path: str) -> dict:
     """Import and analyse one track in this process."""
-    from racecert.analysis.lattice_pipeline import analyze_lattice
+    from racecert.analysis.lattice.pipeline import analyze_lattice
     from racecert.model.bekos_import import read_bekos, to_toml
     from racecert.model.parse import parse_track
 

@@ -51,8 +51,8 @@ def _cpu() -> float:
 
 def run_one(spec: str) -> dict:
     """Analyse and certify one track (`circle:R` or a map path) in this process."""
-    from racecert.analysis.lattice_pipeline import analyze_lattice
-    from racecert.certification.lattice_certificate import certify_lattice
+    from racecert.analysis.lattice.pipeline import analyze_lattice
+    from racecert.certification.lattice.certificate import certify_lattice
     from racecert.model.parse import load_track, parse_track
 
     if spec.startswith("circle:"):

@@ -22,10 +22,12 @@ _LAZY = {
     "certify": "racecert.api",
     "Track": "racecert.model.track",
     "TrackError": "racecert.model.errors",
+    "BaseAnalysis": "racecert.analysis.base",
     "Analysis": "racecert.analysis.pipeline",
+    "Judged": "racecert.certification.certificate",
     "Certificate": "racecert.certification.certificate",
-    "LatticeAnalysis": "racecert.analysis.lattice_pipeline",
-    "LatticeCertificate": "racecert.certification.lattice_certificate",
+    "LatticeAnalysis": "racecert.analysis.lattice.pipeline",
+    "LatticeCertificate": "racecert.certification.lattice.certificate",
 }
 __all__ = ["__version__", *_LAZY]
 

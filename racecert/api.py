@@ -4,7 +4,9 @@ Every function takes a track (of any rule profile: `racecert.model.profiles`), a
 (`str` or `os.PathLike`), a bundled track's name or the TOML text itself, and validates
 it exactly as `racecert validate` does (a `Track` built in code too); bad input raises
 `TrackError` with the same one-line message. `analyze` and `certify` run the pipeline of
-the track's profile, as the command line does: a grid track gives an `Analysis` and a
+the track's profile through the same registries as the command line
+(`racecert.analysis.profiles`, `racecert.certification.profiles`): every result is a
+`BaseAnalysis` and a `Judged` certificate; a grid track gives an `Analysis` and a
 `Certificate`, a lattice or cell-path track a `LatticeAnalysis` and a
 `LatticeCertificate` (their figures are the profile's: docs/report.md).
 
@@ -31,14 +33,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
-from racecert.analysis.pipeline import Analysis, StepFn
-from racecert.analysis.pipeline import analyze as _analyze
+from racecert.analysis.base import BaseAnalysis
+from racecert.analysis.pipeline import StepFn
+from racecert.analysis.profiles import analysis_profile
 from racecert.model.budget import StateBudget
 from racecert.model.bundled import track_path
 from racecert.model.parse import load_track as _load_file
 from racecert.model.parse import parse_track
-from racecert.model.profiles import PROFILES, AnyTrack, profile_of
+from racecert.model.profiles import PROFILES, AnyTrack
 from racecert.model.rules import RuleProfile
 from racecert.model.track import Track
 from racecert.model.validate import validate_track
@@ -46,9 +48,8 @@ from racecert.oracle.bfs import Mode, ProgressFn
 from racecert.oracle.dijkstra import ProgressFn as YellowProgressFn
 
 if TYPE_CHECKING:  # certification loads the solvers (OR-Tools, PySAT, sympy): only in certify
-    from racecert.certification.certificate import Certificate
+    from racecert.certification.certificate import Judged
     from racecert.certification.context import WorkFn
-    from racecert.certification.lattice_certificate import LatticeCertificate
 
 TrackLike = AnyTrack | str | bytes | os.PathLike[str]
 
@@ -119,9 +120,10 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
             budget: StateBudget | None = None, progress: ProgressFn | None = None,
             yellow_progress: YellowProgressFn | None = None,
             step: StepFn | None = None, best_start: bool = False
-            ) -> Analysis | LatticeAnalysis:
-    """Every figure of `racecert analyze`, as a typed `Analysis` (a `LatticeAnalysis`
-    for a lattice or cell-path track).
+            ) -> BaseAnalysis:
+    """Every figure of `racecert analyze`, as a typed `BaseAnalysis` of the track's
+    profile (an `Analysis` for a grid track, a `LatticeAnalysis` for a lattice or
+    cell-path track).
 
     Parameters
     ----------
@@ -129,7 +131,8 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
         The track, or what `load_track` reads.
     mode : {"exact", "editor"}
         The state key of the searches (docs/rules.md); default "exact". Lattice and
-        cell-path tracks have the exact key only (ValueError for "editor").
+        cell-path tracks have the exact key only (ValueError for "editor": every
+        option a profile refuses is one, `AnalysisProfile.refusal`).
     rules : RuleProfile, optional
         The rule profile every solver uses; default the track's own (its profile's).
     budget : StateBudget, optional
@@ -147,7 +150,7 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
 
     Returns
     -------
-    Analysis or LatticeAnalysis
+    BaseAnalysis
         The figures (``bfs.m_star``, ``bfs.optimal_count``, ``kind``, ...);
         ``to_json()`` gives the JSON of `racecert analyze --json`; a notebook shows its
         picture beside a table of the headline figures (``_repr_html_``; the picture
@@ -169,14 +172,9 @@ def analyze(track: TrackLike, mode: Mode = "exact", *, rules: RuleProfile | None
     15
     """
     loaded = load_track(track)
-    if _start_list(loaded, best_start):
-        if mode != "exact":
-            raise ValueError(f"{profile_of(loaded).title}: only the exact key exists "
-                             f"(mode {mode!r})")
-        return analyze_lattice(loaded, best_start, progress=progress,  # type: ignore[arg-type]
-                               rules=rules, budget=budget)  # type: ignore[arg-type]
-    return _analyze(loaded, mode, progress=progress, step=step, rules=rules,  # type: ignore
-                    budget=budget, yellow_progress=yellow_progress)
+    return analysis_profile(loaded).analyze(
+        loaded, mode=mode, best_start=best_start, progress=progress, step=step,
+        yellow_progress=yellow_progress, rules=rules, budget=budget)
 
 
 def certify(track: TrackLike, *, cpsat_budget: float | None = None,
@@ -186,9 +184,10 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
             out_dir: str | os.PathLike[str] | None = None,
             budget: StateBudget | None = None, step: StepFn | None = None,
             progress: ProgressFn | None = None, work: WorkFn | None = None,
-            best_start: bool = False) -> Certificate | LatticeCertificate:
-    """The certificate of `racecert certify`: every figure cross-examined independently
-    (a `LatticeCertificate` for a lattice or cell-path track, with its profile's checks).
+            best_start: bool = False) -> Judged:
+    """The certificate of `racecert certify`: every figure cross-examined independently,
+    by the checks of the track's profile (a `Certificate` for a grid track, a
+    `LatticeCertificate` for a lattice or cell-path track; both are `Judged`).
 
     The certification (and its solvers) is imported on the first call, so that loading
     and analysing a track never pays for it. A limit left at None keeps the default of
@@ -220,7 +219,7 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
 
     Returns
     -------
-    Certificate
+    Judged
         Its ``status`` ("certified", "partial" or "disagree") and one entry per figure
         with the verdict of each independent check; ``to_json()`` gives the file of
         `racecert certify -o`; a notebook shows the headline above one row per figure
@@ -232,6 +231,9 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
         The track does not load or validate.
     StateLimitReached
         A search of the oracle went past `budget`.
+    ValueError
+        A keyword the profile's certificate does not use (`count_limit` on a cell-path
+        track...), or `best_start` on a grid track.
 
     Examples
     --------
@@ -239,7 +241,7 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
     >>> racecert.certify("tracks/tiny_straight.toml", count_limit=100).status
     'certified'
     """
-    from racecert.certification.certificate import certify as _certify
+    from racecert.certification.profiles import certification_profile, profiles_using
 
     given: dict[str, Any] = {
         "cpsat_budget": cpsat_budget, "count_limit": count_limit, "max_states": max_states,
@@ -248,38 +250,12 @@ def certify(track: TrackLike, *, cpsat_budget: float | None = None,
         "out_dir": None if out_dir is None else Path(out_dir)}
     limits = {k: v for k, v in given.items() if v is not None}
     loaded = load_track(track)
-    if _start_list(loaded, best_start):
-        return _certify_lattice(loaded, limits, step, budget, best_start,
-                                grid_only={"progress": progress, "work": work})
-    return _certify(loaded, step=step, progress=progress, work=work,  # type: ignore[arg-type]
-                    budget=budget, **limits)
-
-
-def _start_list(track: AnyTrack, best_start: bool) -> bool:
-    """Whether `track`'s profile lists start positions (the lattice pipeline runs it);
-    `best_start` on a grid track is a `ValueError`."""
-    if profile_of(track).multi_start:
-        return True
-    if best_start:
-        raise ValueError("best_start: a grid track has one car (lattice and cell-path "
-                         "tracks only)")
-    return False
-
-
-_LATTICE_LIMITS = ("cpsat_budget", "workers", "max_states", "geometry_max_states")
-"""The `certify` keywords whose limits a lattice or cell-path certificate's checks use."""
-
-
-def _certify_lattice(track: AnyTrack, limits: dict[str, Any], step: StepFn | None,
-                     budget: StateBudget | None, best_start: bool,
-                     grid_only: dict[str, Any]) -> LatticeCertificate:
-    """`certify` of a lattice or cell-path track: its profile's checks under `limits`."""
-    from racecert.certification.lattice_certificate import certify_lattice
-
-    given = {k for k, v in grid_only.items() if v is not None}
-    given |= {k for k in limits if k not in _LATTICE_LIMITS}
-    if given:
-        raise ValueError(f"{profile_of(track).title}: {', '.join(sorted(given))} "
-                         "apply to grid tracks only")
-    return certify_lattice(track, best_start=best_start, step=step,  # type: ignore[arg-type]
-                           budget=budget, **limits)
+    profile = certification_profile(loaded)
+    unused = profile.unused([*limits, *(k for k, v in (("progress", progress),
+                                                        ("work", work)) if v is not None)])
+    if unused:
+        users = " and ".join(p.name for p in profiles_using(unused[0]))
+        raise ValueError(f"{profile.model.title}: {', '.join(unused)} apply to {users} "
+                         "tracks only")
+    return profile.certify(loaded, best_start=best_start, step=step, progress=progress,
+                           work=work, budget=budget, **limits)

@@ -286,7 +286,7 @@ def test_result_types_document_every_field(cls) -> None:
 def test_a_lattice_analysis_shows_its_picture_beside_its_figures() -> None:
     """A lattice track in a notebook: the SVG beside its own figures (m*, count, starts,
     green and blue), every text escaped."""
-    from racecert.analysis.lattice_pipeline import analyze_lattice
+    from racecert.analysis.lattice.pipeline import analyze_lattice
     from racecert.model.bundled import track_path
     from racecert.model.parse import load_track
 

@@ -4,8 +4,8 @@ Rows: the 27 XML tracks of Bekos et al. (michaelbekos/racetrack, read from
 ``../shared/external/bekos-racetrack/`` next to the repository: they carry no licence
 and are not copied into it; the import happens in memory) and the bundled Riddler
 track (tracks/lattice/riddler.toml). Every number comes from
-`racecert.analysis.lattice_pipeline.analyze_lattice(track, best_start=True)` and the
-status from `racecert.certification.lattice_certificate.certify_lattice` with the
+`racecert.analysis.lattice.pipeline.analyze_lattice(track, best_start=True)` and the
+status from `racecert.certification.lattice.certificate.certify_lattice` with the
 same start set; nothing is typed by hand. The script rewrites only the lines between
 the table's two markers.
 
@@ -21,8 +21,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
-from racecert.certification.lattice_certificate import LatticeCertificate, certify_lattice
+from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
+from racecert.certification.lattice.certificate import LatticeCertificate, certify_lattice
 from racecert.model.bekos_import import read_bekos, to_toml
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import load_track, parse_track

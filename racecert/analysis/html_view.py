@@ -1,6 +1,7 @@
-"""An `Analysis` as a notebook cell shows it (`Analysis._repr_html_`): the picture of
-`racecert analyze -o x.svg` beside a small table of the headline figures; a lattice
-track's `LatticeAnalysis` the same way, with the figures it has.
+"""An analysis as a notebook cell shows it (`BaseAnalysis._repr_html_`): the picture of
+`racecert analyze -o x.svg` beside a small table of the headline figures. The grid's rows
+are `figure_rows` here; every profile hands out its own (`AnalysisProfile.html_rows`: a
+lattice or cell-path analysis's are in `racecert.analysis.lattice.report`).
 
 The table holds what a reader looks for first: m*, the exact number of optimal
 trajectories, the yellow, green and blue lengths (exact sums of square roots, in cell
@@ -17,11 +18,9 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from racecert.model.profiles import acceleration_set_name
 from racecert.model.radicals import RadicalSum
 
 if TYPE_CHECKING:
-    from racecert.analysis.lattice_pipeline import LatticeAnalysis
     from racecert.analysis.pipeline import Analysis
 
 NONE = "—"
@@ -31,13 +30,13 @@ CELL_STYLE = "border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;verti
 VALUE_STYLE = CELL_STYLE + ";font-family:monospace;overflow-wrap:break-word;max-width:24em"
 
 
-def _about(value: RadicalSum) -> str:
+def about_text(value: RadicalSum) -> str:
     """A length's float for reading, before its note ("≈ 4.828; "); nothing when the
     length is an integer (the exact value says it all)."""
     return "" if value.is_integer() else f"≈ {value.to_float():.3f}; "
 
 
-def _count(n: int) -> str:
+def count_text(n: int) -> str:
     """'1 optimal trajectory', '3 optimal trajectories' (the exact integer)."""
     return f"{n} optimal trajector{'y' if n == 1 else 'ies'}"
 
@@ -58,13 +57,13 @@ def figure_rows(a: Analysis) -> list[tuple[str, str, str]]:
     y = a.yellow
     if y.reachable and y.length is not None:
         rows.append(("yellow length", str(y.length),
-                     f"{_about(y.length)}least length of any arrival, {y.moves} moves"))
+                     f"{about_text(y.length)}least length of any arrival, {y.moves} moves"))
     r = a.representatives
     for name, ext, what in (("green", None if r is None else r.green, "shortest"),
                             ("blue", None if r is None else r.blue, "longest")):
         if ext is not None:
-            rows.append((f"{name} length", str(ext.length), f"{_about(ext.length)}{what} "
-                         f"optimal trajectory; {_count(ext.ties)} of that length"))
+            rows.append((f"{name} length", str(ext.length), f"{about_text(ext.length)}{what} "
+                         f"optimal trajectory; {count_text(ext.ties)} of that length"))
     rows.append(("continuity", *_continuity(a)))
     cov = a.coverage
     if cov is not None:
@@ -100,32 +99,6 @@ def rows_table(rows: list[tuple[str, str, str]]) -> str:
     return f'<table class="racecert-analysis" style="{TABLE_STYLE}"><tbody>{cells}</tbody></table>'
 
 
-def figures_table(a: Analysis) -> str:
-    """The headline figures as an HTML table, every text escaped."""
-    return rows_table(figure_rows(a))
-
-
-def lattice_rows(a: LatticeAnalysis) -> list[tuple[str, str, str]]:
-    """A lattice analysis's headline figures as (label, value, note) rows: m*, the exact
-    count, the optimal starts, green and blue (the figures a lattice track has; the others
-    say why they do not exist in its JSON's ``skipped``)."""
-    t, b = a.track, a.bfs
-    rows = [("track", t.name, "lattice rules (continuous walls, lattice points)"),
-            ("accelerations", acceleration_set_name(t), "the set each move picks from"),
-            ("starts", str(len(a.considered)), "best start searched" if a.best_start
-             else "the declared start")]
-    if not b.reachable:
-        return [*rows, ("m*", NONE, "the finish is unreachable")]
-    rows += [("m*", str(b.m_star), "minimum number of moves"),
-             ("optimal trajectories", str(b.optimal_count), "exact count with m* moves"),
-             ("optimal starts", str(len(a.starts)), "starts that reach the finish in m*")]
-    for name, ext, what in (("green", a.green, "shortest"), ("blue", a.blue, "longest")):
-        if ext is not None:
-            rows.append((f"{name} length", str(ext.length), f"{_about(ext.length)}{what} "
-                         f"optimal trajectory; {_count(ext.ties)} of that length"))
-    return rows
-
-
 def side_by_side(svg: str, table: str) -> str:
     """The picture `svg` (already escaped SVG markup) beside a figures table."""
     return ('<div class="racecert-analysis-view" style="display:flex;flex-wrap:wrap;'
@@ -133,12 +106,3 @@ def side_by_side(svg: str, table: str) -> str:
             f'<div style="flex:0 0 auto">{svg}</div>'
             f'<div style="flex:1 1 320px">{table}</div></div>')
 
-
-def render_html(a: Analysis, svg: str) -> str:
-    """The picture `svg` (already escaped SVG markup) beside the figures table."""
-    return side_by_side(svg, figures_table(a))
-
-
-def render_lattice_html(a: LatticeAnalysis, svg: str) -> str:
-    """A lattice analysis: its picture beside its figures table."""
-    return side_by_side(svg, rows_table(lattice_rows(a)))

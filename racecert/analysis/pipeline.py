@@ -16,10 +16,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from racecert.analysis.base import BaseAnalysis, StepFn
 from racecert.analysis.coverage import Coverage, jaccard_distance, red_coverage
 from racecert.analysis.representatives import RepresentativeDP, Representatives
 from racecert.analysis.score import Score, compute_score
@@ -36,7 +36,8 @@ from racecert.oracle.dijkstra import YellowResult, shortest_trajectory
 from racecert.oracle.envelopes import bounded_bfs
 from racecert.oracle.laps import LapAptitude, lap_aptitude
 
-StepFn = Callable[[str], None]
+STEPS = ("yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score")
+"""The pipeline's steps, in the order `analyze` announces them to `step`."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,10 @@ class Bound:
 
 
 @dataclass(frozen=True)
-class Analysis:
-    """Every figure of one analysis of one track (docs/report.md), as `analyze` returns it.
+class Analysis(BaseAnalysis):
+    """Every figure of one analysis of one grid track (docs/report.md), as `analyze`
+    returns it: the grid profile's `BaseAnalysis` (its picture and notebook view come
+    from there, drawn by the grid's `racecert.analysis.profiles` entry).
 
     Frozen: a result, never updated. Counts are exact Python ints, lengths exact sums of
     square roots (`RadicalSum`) in cell widths (one grid cell is one unit), fractions
@@ -132,24 +135,15 @@ class Analysis:
         score = "" if self.score is None else f", score={float(self.score.total):.2f}"
         return f"Analysis({self.track.name!r}, mode={self.mode!r}, {figures}{score})"
 
-    def _repr_svg_(self) -> str:
-        """The picture of `racecert analyze -o FILE.svg`, shown inline by notebooks."""
-        from racecert.analysis.svg import render_svg
-
-        return render_svg(self)
-
-    def _repr_html_(self) -> str:
-        """The picture beside a table of the headline figures (m*, optimal trajectories,
-        yellow / green / blue lengths, continuity, coverage, score), for notebooks; every
-        text escaped (`racecert.analysis.html_view`)."""
-        from racecert.analysis.html_view import render_html
-
-        return render_html(self, self._repr_svg_())
-
     @property
     def kind(self) -> str:
         """The computed kind ("stage" / "circuit", docs/continuity.md)."""
         return self.aptitude.kind
+
+    @property
+    def design_score(self) -> Any:
+        """The score's total (`score.total`), None without a score."""
+        return None if self.score is None else self.score.total
 
     @property
     def circuit(self) -> bool:
@@ -268,8 +262,8 @@ def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = No
     it, every figure is the same as without it.
     """
     if profile_of(track) is not GRID:
-        raise TypeError(f"a track of the {profile_of(track).name} profile: use "
-                        "racecert.analysis.lattice_pipeline.analyze_lattice")
+        raise TypeError(f"a track of the {profile_of(track).name} profile: use racecert.analyze "
+                        "(every profile) or racecert.analysis.lattice.pipeline.analyze_lattice")
     rules = rules or VectorRaceRules(track)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}

@@ -32,18 +32,15 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, Literal
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
-from racecert.analysis.pipeline import Analysis, analyze
+from racecert.analysis.base import BaseAnalysis
+from racecert.analysis.profiles import analysis_profile
 from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
 from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
-from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import parse_track
-from racecert.model.profiles import profile_of
 
 if TYPE_CHECKING:
-    from racecert.certification.certificate import Certificate
-    from racecert.certification.lattice_certificate import LatticeCertificate
+    from racecert.certification.certificate import Judged
 
 BatchMode = Literal["exact", "editor", "certify"]
 ErrorKind = Literal["input", "limit", "lost", "setup", "internal"]
@@ -106,16 +103,16 @@ def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _figures(a: Analysis | LatticeAnalysis) -> dict[str, Any]:
-    """The database row's figures; a lattice analysis has no kind and no score (its
-    profile defines neither: docs/report.md, "Lattice tracks")."""
+def _figures(a: BaseAnalysis) -> dict[str, Any]:
+    """The database row's figures; `kind` and `score` only where the profile defines them
+    (a lattice or cell-path analysis has neither: docs/report.md, "Lattice tracks")."""
     b = a.bfs
-    grid = isinstance(a, Analysis)
+    score = a.design_score
     return {
         "m_star": b.m_star if b.reachable else None,
         "optimal_count": str(b.optimal_count),
-        "kind": a.kind if grid else None,
-        "score": None if not grid or a.score is None else float(a.score.total),
+        "kind": a.kind,
+        "score": None if score is None else float(score),
         "reachable": b.reachable,
         "states_explored": b.states_explored,
         "width": a.track.width,
@@ -124,11 +121,11 @@ def _figures(a: Analysis | LatticeAnalysis) -> dict[str, Any]:
     }
 
 
-def _analysis_outcome(a: Analysis | LatticeAnalysis) -> dict[str, Any]:
+def _analysis_outcome(a: BaseAnalysis) -> dict[str, Any]:
     return {**_figures(a), "status": "ok", "json": json.dumps(a.to_json())}
 
 
-def _certificate_outcome(c: Certificate | LatticeCertificate) -> dict[str, Any]:
+def _certificate_outcome(c: Judged) -> dict[str, Any]:
     data = {"analysis": c.analysis.to_json(), "certificate": c.to_json()}
     return {**_figures(c.analysis), "status": c.status,
             "verdicts": tuple((f.name, f.verdict) for f in c.figures),
@@ -136,37 +133,29 @@ def _certificate_outcome(c: Certificate | LatticeCertificate) -> dict[str, Any]:
 
 
 def _run(job: TrackJob) -> dict[str, Any]:
+    """One task through the registries of every profile: the analysis
+    (`racecert.analysis.profiles`) or the certificate (`racecert.certification.profiles`)
+    of the track's profile. A mode the profile refuses (`editor` on a start-list track: no
+    opening phase) is bad input, as `racecert analyze --mode editor` refuses it."""
     if hashlib.sha256(job.data).hexdigest() != job.sha256:  # a corrupted job, never a track
         raise RuntimeError("the job's bytes do not match its SHA-256")
     track = parse_track(job.data, job.path)
     budget = StateBudget(job.max_states, "--max-states")
-    if profile_of(track).multi_start:
-        return _run_lattice(track, job, budget)
     if job.mode == "certify":
         # the certificate's solvers (OR-Tools, sympy, pandas: about a second of imports)
         # only where a task certifies: a batch that analyses never loads them, in the
         # client (`racecert batch`) nor in its workers
-        from racecert.certification.certificate import certify
+        from racecert.certification.profiles import certification_profile
 
-        cert = certify(track, budget=budget, cpsat_budget=job.cpsat_budget,
-                       count_limit=job.count_limit)
+        cert = certification_profile(track).certify(
+            track, budget=budget, cpsat_budget=job.cpsat_budget, count_limit=job.count_limit)
         return _certificate_outcome(cert)
-    return _analysis_outcome(analyze(track, job.mode, budget=budget))
-
-
-def _run_lattice(track: LatticeTrack, job: TrackJob, budget: StateBudget) -> dict[str, Any]:
-    """A lattice track: its profile's analysis or certificate (exact key only: the lattice
-    rules have no opening phase, so `editor` is refused as bad input, as `racecert
-    analyze --mode editor` refuses it)."""
-    if job.mode == "editor":
-        raise TrackError(job.path, "rules", "a lattice track has only the exact key; run "
-                         "the batch with --mode exact or certify")
-    if job.mode == "certify":
-        from racecert.certification.lattice_certificate import certify_lattice
-
-        return _certificate_outcome(certify_lattice(
-            track, budget=budget, cpsat_budget=job.cpsat_budget))
-    return _analysis_outcome(analyze_lattice(track, budget=budget))
+    profile = analysis_profile(track)
+    refused = profile.refusal(mode=job.mode)
+    if refused is not None:
+        raise TrackError(job.path, "rules", f"--mode {job.mode}: {refused[1]}; run the batch "
+                         "with --mode exact or certify")
+    return _analysis_outcome(profile.analyze(track, mode=job.mode, budget=budget))
 
 
 def run_job(job: TrackJob) -> TrackOutcome:

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from racecert.analysis.base import BaseAnalysis
 from racecert.analysis.pipeline import Analysis, analyze
 from racecert.certification.checks import CHECKS
 from racecert.certification.context import (
@@ -59,6 +60,7 @@ from racecert.certification.figures import (
     canonical_figures,
 )
 from racecert.model.budget import StateBudget
+from racecert.model.profiles import Profile, profile_of
 from racecert.model.track import Track
 from racecert.oracle.bfs import BfsResult, ProgressFn, layered_bfs
 
@@ -210,15 +212,31 @@ def timing_json(total: float, results: tuple[CheckResult, ...],
 
 
 class Judged:
-    """What every profile's certificate derives from its `figures` (each figure judged
+    """The one certificate type of every rule profile (python-chess style: the grid's
+    `Certificate` and the start-list profiles' `LatticeCertificate` are its subclasses;
+    `racecert.certification.profiles` finds a track's).
+
+    What every profile's certificate derives from its `figures` (each figure judged
     over its checks) and `results` (every check): the status, the unconfirmed figures,
     the headline, and the notebook view (`_repr_html_`). A certificate class supplies
-    those two (and `track`, `seconds`); the rest is here, once, so a profile's certificate
-    cannot judge differently from the grid's."""
+    those two (and `track`, `analysis`, `seconds`, `to_json`); the rest is here, once, so
+    a profile's certificate cannot judge differently from the grid's."""
 
     results: tuple[CheckResult, ...]
     track: Any
+    analysis: BaseAnalysis  # the oracle's figures: the values being certified
+    seconds: float
+    arbitrations: tuple[Arbitration, ...]  # editor vs exact key (none without an editor key)
     figures: tuple[FigureVerdict, ...]  # each certificate class judges its own
+
+    @property
+    def profile(self) -> Profile:
+        """The rule profile of the certified track (`racecert.model.profiles`)."""
+        return profile_of(self.track)
+
+    def to_json(self) -> dict[str, Any]:
+        """The certificate file of `racecert certify -o` (docs/certificate.md)."""
+        raise NotImplementedError(f"{type(self).__name__} writes no JSON")
 
     @property
     def other_checks(self) -> tuple[CheckResult, ...]:

@@ -12,8 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis
-from racecert.analysis.pipeline import Analysis
+from racecert.analysis.base import BaseAnalysis
 from racecert.model.profiles import AnyTrack
 from racecert.oracle.bfs import BfsResult
 
@@ -170,7 +169,7 @@ class CertifyContext:
     continuity_max_states: int | None = None  # None: every optimal final state
     max_states: int = 20_000_000  # state budget of the independent searches
     out_dir: Path | None = None
-    analysis: Analysis | LatticeAnalysis | None = None  # the oracle's figures (exact key)
+    analysis: BaseAnalysis | None = None  # the oracle's figures (exact key)
     work: WorkFn | None = None  # progress of the running check (display only)
 
     def report(self, what: str, done: int = 0, total: int | None = None) -> None:

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from racecert.certification.certificate import Certificate, certify, step_count
+from racecert.certification.certificate import Judged
 from racecert.certification.context import (
     DEFAULT_COUNT_LIMIT,
     DEFAULT_CPSAT_BUDGET,
@@ -41,7 +41,7 @@ from racecert.certification.context import (
     MAX_CPSAT_BUDGET,
     MethodKind,
 )
-from racecert.certification.lattice_certificate import CHECKS_BY_PROFILE, certify_lattice
+from racecert.certification.profiles import certification_profile
 from racecert.certification.proof_files import (
     CertificateFormatError,
     name_proofs,
@@ -61,8 +61,7 @@ from racecert.cli.output import (
 from racecert.cli.progress import Heartbeat, PlainProgress, Progress, progress
 from racecert.cli.tracks import load_named_track
 from racecert.model.budget import StateBudget
-from racecert.model.profiles import profile_of
-from racecert.model.track import Track
+from racecert.model.profiles import AnyTrack
 
 EXIT_STATUS = {"certified": 0, "disagree": 1, "partial": 3}
 HEARTBEAT = 10.0
@@ -104,7 +103,7 @@ def _short(v: object, width: int = 28) -> str:
     return s if len(s) <= width else s[: width - 3] + "..."
 
 
-def human_report(c: Certificate) -> str:
+def human_report(c: Judged) -> str:
     """The headline first (naming every unconfirmed figure), then one row per figure with
     its value and verdict, then each check: method, verdict, reason and work spent."""
     t = c.track
@@ -138,7 +137,7 @@ def _kinds(kinds: tuple[MethodKind, ...]) -> str:
     return ", ".join(k.short for k in kinds) or "-"
 
 
-def _headline(c: Certificate) -> str:
+def _headline(c: Judged) -> str:
     """The certificate's own headline (`Certificate.headline`)."""
     return c.headline
 
@@ -213,26 +212,23 @@ class CertifyDisplay:
             self.bar.print_now()
 
 
-def run_certify(track: Track, args: argparse.Namespace, out_dir: Path | None,
+def run_certify(track: AnyTrack, args: argparse.Namespace, out_dir: Path | None,
                 budget: StateBudget | None = None, bar: Progress | None = None
-                ) -> Certificate:
-    """`certify` with progress on stderr (only for runs longer than ~2 s; see progress.py
-    and `CertifyDisplay`), the oracle's searches bounded by `budget`."""
-    profile = profile_of(track)
-    lattice = profile.multi_start
-    steps = 1 + len(CHECKS_BY_PROFILE[profile.name]) if lattice else step_count()
+                ) -> Judged:
+    """The certificate of `track`'s profile (`racecert.certification.profiles`: one path
+    for every profile) with progress on stderr (only for runs longer than ~2 s; see
+    progress.py and `CertifyDisplay`), the oracle's searches bounded by `budget`."""
+    profile = certification_profile(track)
+    steps = profile.step_count()
     bar = bar or progress("certify", " steps done", total=steps)
     display = CertifyDisplay(bar, steps, budget)
     try:
         with Heartbeat(HEARTBEAT, display.beat):
-            if lattice:
-                return certify_lattice(track, best_start=args.best_start,  # type: ignore
-                                       step=display.step,
-                                       cpsat_budget=args.cpsat_budget,
-                                       budget=budget)
-            return certify(track, step=display.step, progress=display.bfs, work=display.work,
-                           cpsat_budget=args.cpsat_budget, count_limit=args.count_limit,
-                           out_dir=out_dir, budget=budget)
+            return profile.certify(track, best_start=args.best_start, step=display.step,
+                                   progress=display.bfs, work=display.work,
+                                   cpsat_budget=args.cpsat_budget,
+                                   count_limit=args.count_limit, out_dir=out_dir,
+                                   budget=budget)
     finally:
         bar.close()
 
@@ -256,8 +252,8 @@ def _holds(path: Path, sha256: str) -> bool:
         return False
 
 
-def certify_to_file(track: Track, args: argparse.Namespace, out: Path,
-                    budget: StateBudget | None = None) -> tuple[Certificate, dict]:
+def certify_to_file(track: AnyTrack, args: argparse.Namespace, out: Path,
+                    budget: StateBudget | None = None) -> tuple[Judged, dict]:
     """Certify with the proofs staged in `out`'s folder; publish them, then the certificate.
 
     Every byte is written before the first rename: the proofs are named by their content,
@@ -312,9 +308,9 @@ def cmd_certify(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
         track = load_named_track(args.track)
-        if args.best_start and not profile_of(track).multi_start:
-            return print_error("--best-start: a grid track has one car (lattice and cell-path "
-                               "tracks only)")
+        refused = certification_profile(track).refusal(best_start=args.best_start)
+        if refused is not None:
+            return print_error(f"--best-start: {refused[1]}")
         if out is None:
             cert = run_certify(track, args, None, limits.budget)
             data = cert.to_json()

@@ -22,19 +22,11 @@ COLUMNS = ("trajectory", "index", "x", "y", "vx", "vy", "ax", "ay")
 
 
 def named_trajectories(result: Any) -> list[tuple[str, Trajectory]]:
-    """(name, trajectory) of yellow, green and blue, those the result has, in that order
-    (a grid `Analysis` or a `LatticeAnalysis`)."""
-    out: list[tuple[str, Trajectory]] = []
-    yellow = getattr(result, "yellow_trajectory", None)
-    if isinstance(yellow, Trajectory):
-        out.append(("yellow", yellow))
-    reps = getattr(result, "representatives", None)
-    holder = reps if reps is not None and hasattr(reps, "green") else result
-    for name in ("green", "blue"):
-        ext = getattr(holder, name, None)
-        if ext is not None:
-            out.append((name, ext.trajectory))
-    return out
+    """(name, trajectory) of yellow, green and blue, those the analysis `result` has, in
+    that order (its profile's `AnalysisProfile.trajectories`)."""
+    from racecert.analysis.profiles import analysis_profile
+
+    return analysis_profile(result.track).trajectories(result)
 
 
 def move_rows(named: Iterable[tuple[str, Trajectory]]) -> Iterator[dict[str, Any]]:
@@ -58,3 +50,8 @@ def to_csv(named: Iterable[tuple[str, Trajectory]]) -> str:
 def to_jsonl(named: Iterable[tuple[str, Trajectory]]) -> str:
     """The rows as JSON Lines: one JSON object a line."""
     return "".join(json.dumps(r) + "\n" for r in move_rows(named))
+
+
+def moves_text(named: Iterable[tuple[str, Trajectory]], suffix: str) -> str:
+    """The moves table of the `named` trajectories for a .csv or .jsonl path."""
+    return to_csv(named) if suffix == ".csv" else to_jsonl(named)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from racecert.analysis.lattice_pipeline import analyze_lattice, source_dag
-from racecert.analysis.lattice_svg import render_lattice_svg
+from racecert.analysis.lattice.pipeline import analyze_lattice, source_dag
+from racecert.analysis.lattice.svg import render_lattice_svg
 from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.parse import parse_track

@@ -13,7 +13,7 @@ from functools import cache
 
 import pytest
 
-from racecert.analysis.lattice_pipeline import analyze_lattice
+from racecert.analysis.lattice.pipeline import analyze_lattice
 from racecert.independent.cellpath.search import count_trajectories
 from racecert.model.cellpath.track import CellPathTrack, start_cells
 from racecert.model.radicals import RadicalSum

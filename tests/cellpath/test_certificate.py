@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
-from racecert.certification import cellpath_checks
-from racecert.certification.cellpath_checks import check_geometry, check_search
+from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
+from racecert.certification.cellpath import checks as cellpath_checks
+from racecert.certification.cellpath.checks import check_geometry, check_search
 from racecert.certification.context import CertifyContext, CheckResult
-from racecert.certification.lattice_certificate import certify_lattice
-from racecert.certification.lattice_checks import lattice_context
+from racecert.certification.lattice.certificate import certify_lattice
+from racecert.certification.lattice.checks import lattice_context
 from racecert.model.cellpath.rules import CellPathRules
 from racecert.model.cellpath.track import CellPathTrack
 from racecert.model.parse import load_track

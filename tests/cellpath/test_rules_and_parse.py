@@ -90,7 +90,7 @@ def test_a_malformed_map_is_one_line(text: str, message: str) -> None:
 
 def test_the_worked_example_of_the_rules() -> None:
     """docs/rules.md section 10: the one-row map `s.g`, move by move, and its figures."""
-    from racecert.analysis.lattice_pipeline import analyze_lattice
+    from racecert.analysis.lattice.pipeline import analyze_lattice
 
     t = parse_map_text("dim: 1 3\ns.g\n", "s.g.track")
     first = cellpath_move(t, CarState(0, 0, 0, 0), (1, 0))
@@ -115,7 +115,7 @@ def test_the_worked_example_of_the_rules() -> None:
 def test_a_run_ends_on_its_goal_cell() -> None:
     """The last point of every reported trajectory is a goal cell, and its length is the
     path through the cells it stood on, on random maps."""
-    from racecert.analysis.lattice_pipeline import analyze_lattice
+    from racecert.analysis.lattice.pipeline import analyze_lattice
 
     rng = random.Random(3)
     for _ in range(30):

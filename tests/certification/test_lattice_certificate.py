@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
-from racecert.certification import lattice_checks
+from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
 from racecert.certification.context import CertifyContext, CheckResult, NamedCheck
-from racecert.certification.lattice_certificate import certify_lattice
-from racecert.certification.lattice_checks import (
+from racecert.certification.lattice import checks as lattice_checks
+from racecert.certification.lattice.certificate import certify_lattice
+from racecert.certification.lattice.checks import (
     check_geometry,
     check_m_star_cpsat,
     check_search,

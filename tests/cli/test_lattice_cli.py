@@ -111,7 +111,7 @@ def test_grid_only_subcommands_refuse_lattice_tracks(argv: list[str], capsys) ->
 
 
 def test_a_search_past_its_state_limit_is_exit_4(monkeypatch, capsys) -> None:
-    from racecert.analysis import lattice_pipeline
+    from racecert.analysis.lattice import pipeline as lattice_pipeline
 
     monkeypatch.setattr(lattice_pipeline, "MAX_STATES", 500)
     assert main(["analyze", RIDDLER]) == 4

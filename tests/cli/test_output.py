@@ -162,8 +162,8 @@ def _no_work(*args, **kwargs):
     (["analyze", TINY, "-o", "{d}/a.json", "-o", "{d}"], analyze_cli, "run_analysis"),
     (["analyze", TINY, "-o", "{d}/a.txt"], analyze_cli, "run_analysis"),
     (["analyze", TINY, "-o", "{d}/a.json", "-o", "{d}/a.json"], analyze_cli, "run_analysis"),
-    (["certify", TINY, "-o", "{d}/missing/c.json"], certify_cli, "certify"),
-    (["certify", TINY, "--out", "{d}"], certify_cli, "certify"),
+    (["certify", TINY, "-o", "{d}/missing/c.json"], certify_cli, "run_certify"),
+    (["certify", TINY, "--out", "{d}"], certify_cli, "run_certify"),
     (["library", TINY, "-o", "{d}/missing/lib.json"], library_cli, "run_analysis"),
     (["explore", "opening", "-o", "{d}/missing/found"], None, None),
 ])

@@ -17,8 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis
-from racecert.certification.context import CertifyContext, CheckResult, Verdict
+from racecert.analysis.lattice.pipeline import LatticeAnalysis
+from racecert.certification.context import (
+    CertifyContext,
+    CheckResult,
+    MethodKind,
+    NamedCheck,
+    Verdict,
+)
 from racecert.independent.lattice_cpsat import build_table, solve, table_candidates
 from racecert.independent.lattice_geometry import LatticeGeometry
 from racecert.independent.lattice_search import SearchResult, count_trajectories
@@ -272,3 +278,16 @@ def search_figures(track: LatticeTrack, a: LatticeAnalysis, b: BfsResult, r: Sea
         out.append(res(f"{name}_ties", str(ext.ties), str(mine[1]), ext.ties == mine[1],
                        f"optimal trajectories of exactly the {name} length"))
     return out
+
+
+CHECKS: tuple[NamedCheck, ...] = (
+    NamedCheck("move validity: the profile's expand vs the independent lattice geometry",
+               check_geometry, MethodKind.SECOND_IMPLEMENTATION),
+    NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*",
+               check_m_star_cpsat, MethodKind.SOLVER_MODEL),
+    NamedCheck("independent search: m*, exact counts, finals, green and blue", check_search,
+               MethodKind.SECOND_IMPLEMENTATION),
+)
+"""The lattice profile's checks, in order (`racecert.certification.profiles` registers
+them): the same `NamedCheck`s over the same `CertifyContext` as the grid's
+(`lattice_context`)."""

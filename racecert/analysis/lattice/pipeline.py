@@ -18,11 +18,13 @@ picture draws the optimal DAG's moves instead) and the score (built on those).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from racecert.analysis.base import BaseAnalysis
 from racecert.analysis.representatives import Extreme, RepresentativeDP, Representatives
 from racecert.model.budget import StateBudget
 from racecert.model.cellpath.track import CellPathTrack
@@ -33,6 +35,8 @@ from racecert.model.radicals import RadicalSum
 from racecert.oracle.bfs import BfsResult, OptimalDag, ProgressFn, layered_bfs
 from racecert.oracle.counts import layered_counts, primes_for_bound, sum_residues
 
+STEPS = ("bfs", "representatives")
+"""The pipeline's steps, in the order `analyze_lattice` announces them to `step`."""
 MAX_STATES = 30_000_000
 """States the lattice BFS may hold (some 1.5 GB of keys and edges) before it stops."""
 SKIPPED: dict[str, str] = {
@@ -56,8 +60,10 @@ class StartResult:
 
 
 @dataclass(frozen=True)
-class LatticeAnalysis:
-    """Every figure of the analysis of one lattice track."""
+class LatticeAnalysis(BaseAnalysis):
+    """Every figure of the analysis of one lattice or cell-path track: the start-list
+    profiles' `BaseAnalysis` (its picture and notebook view come from there, drawn by
+    their `racecert.analysis.profiles` entries)."""
 
     track: LatticeTrack
     best_start: bool
@@ -76,17 +82,6 @@ class LatticeAnalysis:
                    else "reachable=False")
         return (f"LatticeAnalysis({self.track.name!r}, best_start={self.best_start}, "
                 f"{figures})")
-
-    def _repr_svg_(self) -> str:
-        from racecert.analysis.lattice_svg import render_lattice_svg
-
-        return render_lattice_svg(self)
-
-    def _repr_html_(self) -> str:
-        """The picture beside a table of the headline figures (every text escaped)."""
-        from racecert.analysis.html_view import render_lattice_html
-
-        return render_lattice_html(self, self._repr_svg_())
 
     @property
     def considered(self) -> tuple[Point, ...]:
@@ -193,16 +188,20 @@ def analyze_lattice(track: LatticeTrack, best_start: bool = False,
                     progress: ProgressFn | None = None,
                     rules: LatticeRules | None = None,
                     max_states: int | None = None,
-                    budget: StateBudget | None = None) -> LatticeAnalysis:
+                    budget: StateBudget | None = None,
+                    step: Callable[[str], None] | None = None) -> LatticeAnalysis:
     """Run the lattice pipeline: m*, exact counts, the optimal starts, green and blue.
 
     The BFS stops with `LatticeLimitError` (one line; exit status 4 on the command line)
     once it holds more than `max_states` states (default `MAX_STATES`), and with
     `StateLimitReached` past `budget` (`--max-states`, as on grid tracks), both checked
-    after each layer.
+    after each layer. `step(name)` is called as each of `STEPS` starts (for a progress
+    display).
     """
     rules = rules or profile_of(track).rules(track)
     t0 = time.perf_counter()
+    if step is not None:
+        step("bfs")
     initial = rules.start_states() if best_start else [rules.initial_state()]
     bfs = layered_bfs(track, "exact", rules=rules, initial=initial,  # type: ignore[arg-type]
                       progress=_bounded(progress, max_states or MAX_STATES), budget=budget)
@@ -210,6 +209,8 @@ def analyze_lattice(track: LatticeTrack, best_start: bool = False,
     if not bfs.reachable or bfs.dag is None or bfs.m_star is None:
         return LatticeAnalysis(track, best_start, bfs, seconds=time.perf_counter() - t0,
                                timings=timings)
+    if step is not None:
+        step("representatives")
     s = time.perf_counter()
     order = {p: i for i, p in enumerate(track.starts)}
     layer0 = bfs.dag.layers[0]

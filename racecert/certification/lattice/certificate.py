@@ -1,7 +1,9 @@
 """Certificates of lattice tracks (docs/certificate.md, "Lattice tracks").
 
-`certify_lattice` runs the lattice analysis (the oracle) and the checks of
-`racecert.certification.lattice_checks`, and judges every figure the lattice report
+`certify_lattice` runs the lattice analysis (the oracle) and the profile's checks (a
+lattice track's `racecert.certification.lattice.checks.CHECKS`, a cell-path track's
+`racecert.certification.cellpath.checks.CHECKS`: `racecert.certification.profiles` finds
+them), and judges every figure the lattice report
 has with the same rules as the grid certificate (`judge_figure`): `certified` when every
 figure is confirmed by an independent check, `partial` when one is not (the headline
 names it), `disagree` when a check disagrees.
@@ -14,8 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis, analyze_lattice
-from racecert.certification import cellpath_checks
+from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
 from racecert.certification.certificate import (
     FIGURE_VERDICTS,
     SCHEMA,
@@ -25,37 +26,11 @@ from racecert.certification.certificate import (
     run_checks,
     timing_json,
 )
-from racecert.certification.context import CheckResult, MethodKind, NamedCheck, StepFn
-from racecert.certification.lattice_checks import (
-    check_geometry,
-    check_m_star_cpsat,
-    check_search,
-    lattice_context,
-    oracle_starts,
-)
+from racecert.certification.context import CheckResult, NamedCheck, StepFn
+from racecert.certification.lattice.checks import lattice_context, oracle_starts
 from racecert.model.budget import StateBudget
 from racecert.model.lattice_track import LatticeTrack
 from racecert.model.profiles import acceleration_set_name, profile_of
-
-SECOND = MethodKind.SECOND_IMPLEMENTATION
-CHECKS: tuple[NamedCheck, ...] = (
-    NamedCheck("move validity: the profile's expand vs the independent lattice geometry",
-               check_geometry, SECOND),
-    NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*",
-               check_m_star_cpsat, MethodKind.SOLVER_MODEL),
-    NamedCheck("independent search: m*, exact counts, finals, green and blue", check_search,
-               SECOND),
-)
-CELL_PATH_CHECKS: tuple[NamedCheck, ...] = (
-    NamedCheck("move validity: the profile's expand vs the independent cell-path walk",
-               cellpath_checks.check_geometry, SECOND),
-    NamedCheck("independent cell-path search: m*, exact counts, finals, green and blue",
-               cellpath_checks.check_search, SECOND),
-)
-CHECKS_BY_PROFILE: dict[str, tuple[NamedCheck, ...]] = {
-    "lattice": CHECKS, "cell-path": CELL_PATH_CHECKS}
-"""The independent checks of each profile that lists its start positions: the same
-`NamedCheck`s over the same `CertifyContext` as the grid's (`lattice_context`)."""
 
 
 def _length(a: LatticeAnalysis, which: str, part: str) -> Any:
@@ -87,7 +62,8 @@ FIGURES: tuple[tuple[str, Callable[[LatticeAnalysis], Any],
 
 @dataclass(frozen=True)
 class LatticeCertificate(Judged):
-    """Everything `racecert certify` found for one lattice track."""
+    """Everything `racecert certify` found for one lattice or cell-path track: the
+    start-list profiles' certificate (judged as every profile's: `Judged`)."""
 
     track: LatticeTrack
     analysis: LatticeAnalysis
@@ -146,9 +122,13 @@ def certify_lattice(track: LatticeTrack, *, best_start: bool = False,
     (`--max-states`) bounds the oracle's search, as on grid tracks (`StateLimitReached`);
     the independent checks take `limits` (`CertifyContext`'s fields: `cpsat_budget`,
     `workers`, `max_states`, `geometry_max_states`) over this profile's defaults
-    (`lattice_context`). `checks`: the profile's own (`CHECKS_BY_PROFILE`) unless given."""
+    (`lattice_context`). `checks`: the profile's own (`racecert.certification.profiles`)
+    unless given."""
     t0 = time.perf_counter()
-    checks = CHECKS_BY_PROFILE[profile_of(track).name] if checks is None else checks
+    if checks is None:
+        from racecert.certification.profiles import certification_profile
+
+        checks = certification_profile(track).checks
     if step:
         step("lattice analysis (the oracle's figures)")
     analysis = analyze_lattice(track, best_start, budget=budget)

@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from racecert.analysis.lattice_pipeline import LatticeAnalysis
+from racecert.analysis.lattice.pipeline import LatticeAnalysis
 from racecert.analysis.trajectory import Trajectory
 from racecert.model.cellpath.track import BLOCKED, GOAL, CellPathTrack
 from racecert.model.lattice_track import LatticeTrack

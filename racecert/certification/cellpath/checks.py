@@ -15,8 +15,14 @@ from __future__ import annotations
 
 import time
 
-from racecert.certification.context import CertifyContext, CheckResult, Verdict
-from racecert.certification.lattice_checks import lattice_of, reachable_states, search_results
+from racecert.certification.context import (
+    CertifyContext,
+    CheckResult,
+    MethodKind,
+    NamedCheck,
+    Verdict,
+)
+from racecert.certification.lattice.checks import lattice_of, reachable_states, search_results
 from racecert.independent.cellpath.search import count_trajectories
 from racecert.independent.cellpath.walk import accelerations, successor
 from racecert.model.cellpath.rules import CellPathRules
@@ -66,3 +72,13 @@ def check_search(ctx: CertifyContext) -> list[CheckResult]:
     track, a = lattice_of(ctx)
     r = count_trajectories(track, list(a.considered), max_states=ctx.max_states)
     return search_results(track, a, r, time.perf_counter() - t0, SEARCH)  # type: ignore[arg-type]
+
+
+CHECKS: tuple[NamedCheck, ...] = (
+    NamedCheck("move validity: the profile's expand vs the independent cell-path walk",
+               check_geometry, MethodKind.SECOND_IMPLEMENTATION),
+    NamedCheck("independent cell-path search: m*, exact counts, finals, green and blue",
+               check_search, MethodKind.SECOND_IMPLEMENTATION),
+)
+"""The cell-path profile's checks, in order (`racecert.certification.profiles` registers
+them; its certificate is the start-list one, `LatticeCertificate`)."""
