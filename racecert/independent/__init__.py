@@ -21,5 +21,7 @@ topology or radicals): `make lint` enforces it with import-linter, and
 - `laps`, `lap_flood`: the kind and m_cont by the layered search with a continuation
   decider, and a cheap cell flood from beyond the finish that proves a stage where
   nothing leads back to a legal start-then-finish;
+- `lattice/`, `cellpath/`: the start-list profiles, one folder each (the profile's own
+  geometry or walk, its layered search, its CP-SAT model of m*);
 - `interrupt`: Ctrl-C during a CP-SAT or python-sat solve becomes KeyboardInterrupt.
 """

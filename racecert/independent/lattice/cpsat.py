@@ -31,7 +31,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from racecert.independent.interrupt import cpsat_solve
-from racecert.independent.lattice_geometry import LatticeGeometry
+from racecert.independent.lattice.geometry import LatticeGeometry
 from racecert.independent.race_rules import ACCELS, LATTICE_ACCELS, lattice_accels
 from racecert.model.lattice_track import LatticeTrack, Point
 
