@@ -49,6 +49,8 @@ CHECKS: tuple[NamedCheck, ...] = (
 CELL_PATH_CHECKS: tuple[NamedCheck, ...] = (
     NamedCheck("move validity: the profile's expand vs the independent cell-path walk",
                cellpath_checks.check_geometry, SECOND),
+    NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*",
+               cellpath_checks.check_m_star_cpsat, MethodKind.SOLVER_MODEL),
     NamedCheck("independent cell-path search: m*, exact counts, finals, green and blue",
                cellpath_checks.check_search, SECOND),
 )
