@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from racecert.analysis.base import BaseAnalysis
+from racecert.independent.budgets import DEFAULT_CPSAT_BUDGET  # its one home (--cpsat-budget)
 from racecert.model.profiles import AnyTrack
 from racecert.oracle.bfs import BfsResult
 
@@ -141,8 +142,6 @@ class Arbitration:
                 "agrees_with": list(self.agrees_with)}
 
 
-DEFAULT_CPSAT_BUDGET = 60.0
-"""CP-SAT deterministic time per solve unless a user says otherwise (`--cpsat-budget`)."""
 DEFAULT_COUNT_LIMIT = 20_000
 """Largest optimal count CP-SAT enumerates unless a user says otherwise (`--count-limit`)."""
 MAX_CPSAT_BUDGET = 1_000_000.0

@@ -10,6 +10,11 @@ derives from `SizeBudgetExceeded`, so a check tells the two apart by type, not b
 
 from __future__ import annotations
 
+DEFAULT_CPSAT_BUDGET = 60.0
+"""CP-SAT deterministic time per solve unless a caller says otherwise: a work budget, the
+one default of every CP-SAT model of this side and of `racecert certify --cpsat-budget`
+(`racecert.certification.context` takes it from here)."""
+
 
 class SizeBudgetExceeded(Exception):
     """`what` measured `measured` (`unit`), over its size budget of `budget`.

@@ -37,14 +37,27 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
+from racecert.independent.cpsat_core import (
+    DEFAULT_CPSAT_BUDGET,
+    Accelerations,
+    Status,
+    add_acceleration,
+    move_of,
+    position_pair,
+    run,
+    solver,
+    witness,
+)
 from racecert.independent.interrupt import cpsat_solve
 from racecert.independent.movetable import MoveTable
 from racecert.independent.race_rules import TRANSITIONS, OpeningRule, initial_state
 from racecert.independent.tube import step_rows
 from racecert.model.track import Track
 
+__all__ = ["DEFAULT_CPSAT_BUDGET", "CountResult", "CpsatResult", "RaceModel", "Status",
+           "build", "count_solutions", "race_model", "solve"]
+
 ArrivalMode = Literal["exact", "within"]
-Status = Literal["feasible", "infeasible", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,10 @@ class CpsatResult:
     deterministic_time: float = 0.0  # CP-SAT's deterministic work units spent
 
 
+ACCELERATIONS = Accelerations(reach=1)
+"""The grid's nine accelerations (docs/rules.md): |a|inf <= 1."""
+
+
 @dataclass
 class _Vars:
     x: list[cp_model.IntVar] = field(default_factory=list)
@@ -99,8 +116,9 @@ def build(m: RaceModel) -> tuple[cp_model.CpModel, _Vars]:
     v = _Vars()
     x0, y0, vx0, vy0, l0, prog0, phase0 = m.initial
     for t in range(T + 1):
-        v.x.append(md.NewIntVar(0, m.width - 1, f"x{t}"))
-        v.y.append(md.NewIntVar(0, m.height - 1, f"y{t}"))
+        x, y = position_pair(md, t, m.width, m.height)
+        v.x.append(x)
+        v.y.append(y)
         v.layer.append(md.NewIntVar(0, m.layers - 1, f"l{t}"))
         v.done.append(md.NewBoolVar(f"d{t}"))
     md.Add(v.x[0] == x0)
@@ -124,12 +142,9 @@ def build(m: RaceModel) -> tuple[cp_model.CpModel, _Vars]:
             cols.append(stay)
             real = [stay.Not()]
         md.AddAllowedAssignments(cols, table)
-        # kinematics: |v_{t+1} - v_t| <= 1 with v_t = pos_t - pos_{t-1}
-        for pos, v0 in ((v.x, vx0), (v.y, vy0)):
-            prev = pos[t - 1] if t > 0 else pos[0] - v0
-            accel = pos[t + 1] - 2 * pos[t] + prev
-            md.Add(accel <= 1).OnlyEnforceIf(real)
-            md.Add(accel >= -1).OnlyEnforceIf(real)
+        # kinematics: |v_t - v_{t-1}|inf <= 1 with v_t = pos_{t+1} - pos_t, v_{-1} = v_0
+        add_acceleration(md, ACCELERATIONS, move_of(v.x, v.y, t - 1, (vx0, vy0)),
+                         move_of(v.x, v.y, t, (vx0, vy0)), real)
         _opening(md, m.opening or OpeningRule(), phase0 + t, v, t, real)
         # arrival and progress: the rule's truth table
         a, nprog = md.NewBoolVar(f"a{t}"), md.NewBoolVar(f"p{t + 1}")
@@ -175,19 +190,6 @@ def race_model(track: Track, table: MoveTable, horizon: int, arrival: ArrivalMod
                      OpeningRule.of(track), arrival, track.layers, steps)
 
 
-def _solver(budget: float | None, workers: int, presolve: bool = True) -> cp_model.CpSolver:
-    """A CP-SAT solver bounded by `budget` units of deterministic time (not wall seconds:
-    the same verdict on a loaded or slow machine); one worker keeps it reproducible.
-    `presolve=False` skips CP-SAT's presolve, whose probing costs about a second even on
-    small models (worth it for many small solves)."""
-    s = cp_model.CpSolver()
-    s.parameters.num_workers = workers
-    s.parameters.cp_model_presolve = presolve
-    if budget is not None:
-        s.parameters.max_deterministic_time = budget
-    return s
-
-
 def solve(m: RaceModel, *, budget: float | None = None, workers: int = 1,
           presolve: bool = True, earliest: bool = False) -> CpsatResult:
     """Feasibility of `m`, with a witness trajectory when feasible.
@@ -204,21 +206,16 @@ def solve(m: RaceModel, *, budget: float | None = None, workers: int = 1,
     if earliest:  # done_t for t >= the arrival: most done steps = earliest arrival
         md.Maximize(sum(v.done))
     t1 = time.perf_counter()
-    solver = _solver(budget, workers, presolve)
-    st = cpsat_solve(solver, md)
-    t2 = time.perf_counter()
-    name = solver.StatusName(st)
-    if st == cp_model.OPTIMAL or (st == cp_model.FEASIBLE and not earliest):
-        pos = [(solver.Value(v.x[t]), solver.Value(v.y[t])) for t in range(m.horizon + 1)]
-        lay = [solver.Value(v.layer[t]) for t in range(m.horizon + 1)]
-        if m.arrival == "within":  # cut the stays after the arrival
-            last = next(t for t in range(m.horizon + 1) if solver.Value(v.done[t]))
-            pos, lay = pos[: last + 1], lay[: last + 1]
-        return CpsatResult("feasible", tuple(pos), tuple(lay), t2 - t1, t1 - t0, name,
-                           solver.deterministic_time)
-    status: Status = "infeasible" if st == cp_model.INFEASIBLE else "unknown"
-    return CpsatResult(status, seconds=t2 - t1, build_seconds=t1 - t0, solver_status=name,
-                       deterministic_time=solver.deterministic_time)
+    out, s = run(md, budget=budget, workers=workers, presolve=presolve, optimal=earliest)
+    if out.status == "feasible":
+        done = v.done if m.arrival == "within" else None  # cut the stays after the arrival
+        pos = witness(s, v.x, v.y, done)
+        lay = tuple(s.Value(v.layer[t]) for t in range(len(pos)))
+        return CpsatResult("feasible", pos, lay, out.seconds, t1 - t0, out.solver_status,
+                           out.deterministic_time)
+    return CpsatResult(out.status, seconds=out.seconds, build_seconds=t1 - t0,
+                       solver_status=out.solver_status,
+                       deterministic_time=out.deterministic_time)
 
 
 @dataclass(frozen=True)
@@ -258,15 +255,15 @@ def count_solutions(m: RaceModel, *, limit: int = 20_000, budget: float | None =
         raise ValueError("count_solutions needs arrival='exact' (stays would add solutions)")
     t0 = time.perf_counter()
     md, _ = build(m)
-    solver = _solver(budget, 1)
-    solver.parameters.enumerate_all_solutions = True
+    s = solver(budget, 1)
+    s.parameters.enumerate_all_solutions = True
     cb = _Counter(limit)
-    st = cpsat_solve(solver, md, cb)
+    st = cpsat_solve(s, md, cb)
     secs = time.perf_counter() - t0
-    spent = solver.deterministic_time
+    spent = s.deterministic_time
     if cb.over:
         return CountResult(None, False, secs, f"more than {limit:,} solutions", spent)
     if st in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
         return CountResult(cb.n, True, secs, deterministic_time=spent)
     return CountResult(None, False, secs,
-                       f"stopped by its deterministic budget ({solver.StatusName(st)})", spent)
+                       f"stopped by its deterministic budget ({s.StatusName(st)})", spent)

@@ -49,6 +49,7 @@ from typing import Literal, Protocol
 import sympy
 from ortools.sat.python import cp_model
 
+from racecert.independent.budgets import DEFAULT_CPSAT_BUDGET
 from racecert.independent.cpsat import RaceModel, build
 from racecert.independent.interrupt import cpsat_solve
 
@@ -202,7 +203,8 @@ class _Band(cp_model.CpSolverSolutionCallback):
         c[1] = min(c[1], p)
 
 
-def extreme_length(m: RaceModel | LengthModel, which: Which, *, budget: float = 60.0,
+def extreme_length(m: RaceModel | LengthModel, which: Which, *,
+                   budget: float = DEFAULT_CPSAT_BUDGET,
                    band_cap: int = 100_000) -> LengthExtreme:
     """Green (least) or blue (greatest) exact length over the T-move trajectories of `m`
     (a `RaceModel` with ``exact`` arrival, or any `LengthModel`), with the exact number of

@@ -58,7 +58,7 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
-from racecert.independent.budgets import SizeBudgetExceeded
+from racecert.independent.budgets import DEFAULT_CPSAT_BUDGET, SizeBudgetExceeded
 from racecert.independent.geometry import Geometry
 from racecert.independent.interrupt import cpsat_solve
 from racecert.independent.race_rules import OpeningRule
@@ -335,7 +335,8 @@ class Backend:
     solve: Callable[[KinematicsModel, float], KinematicsSolve]
 
 
-def solve(m: KinematicsModel, budget: float = 60.0, workers: int = 1) -> KinematicsSolve:
+def solve(m: KinematicsModel, budget: float = DEFAULT_CPSAT_BUDGET, workers: int = 1
+          ) -> KinematicsSolve:
     """Solve `m` with CP-SAT within `budget` deterministic time units."""
     b = build(m)
     solver = cp_model.CpSolver()
@@ -395,7 +396,7 @@ def _cuttable(g: Geometry, x: int, y: int, vx: int, vy: int, layers: int) -> str
     return "; ".join(reasons)
 
 
-def refine(track: Track, horizon: int, *, budget: float = 60.0, workers: int = 1,
+def refine(track: Track, horizon: int, *, budget: float = DEFAULT_CPSAT_BUDGET, workers: int = 1,
            max_cuts: int = MAX_CUTS, cuts: tuple[Cut, ...] = (),
            geometry: Geometry | None = None, model: KinematicsModel | None = None,
            backend: Backend | None = None) -> Refinement:

@@ -4,7 +4,7 @@ A `LatticeTrack` is the immutable, validated description of one track of the cla
 lattice rules (docs/rules.md, "The lattice profile"; docs/track-format.md, "Lattice
 tracks"). It holds data only — no geometry — so that both the oracle's rule profile
 (`racecert.model.lattice_rules`) and the independent side
-(`racecert.independent.lattice_geometry`) read the same track and nothing else.
+(`racecert.independent.lattice.geometry`) read the same track and nothing else.
 
 Coordinates: every point is stored *local*, i.e. shifted so that the bounds are
 0..width-1 and 0..height-1 (the state codec packs non-negative coordinates);

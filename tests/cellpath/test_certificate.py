@@ -49,9 +49,13 @@ def test_the_bundled_maps_are_certified(track: CellPathTrack, best_start: bool) 
     c = certify_lattice(track, best_start=best_start, **LIMITS)
     assert c.status == "certified", c.headline
     assert c.to_json()["rules"] == "cell-path"
-    # no solver model covers the profile: the headline says the figures rest on the
-    # second implementation alone
-    assert "by the second implementation only" in c.headline and "m_star" in c.headline
+    # m* has a solver model (CP-SAT); the counts rest on the second implementation alone,
+    # and the headline says so
+    only = c.to_json()["second_implementation_only"]
+    assert "m_star" not in only and "optimal_count" in only
+    assert "by the second implementation only" in c.headline
+    (m,) = [r for r in c.results if r.method == cellpath_checks.CPSAT]
+    assert m.verdict == "agree" and m.kind == "solver-model" and m.method_value == m.bfs_value
 
 
 def test_the_search_disagrees_with_wrong_figures(track: CellPathTrack) -> None:

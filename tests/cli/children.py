@@ -5,7 +5,7 @@ strike, then does something long that only a signal ends:
 
 - ``cpsat OUT|-``: `racecert certify` whose only check is a CP-SAT solve of a
   pigeonhole problem (hours for CP-SAT without symmetry reasoning), run through the
-  same solver set-up (`cpsat._solver`) and helper (`cpsat_solve`) as the real checks;
+  same solver set-up (`cpsat_core.solver`) and helper (`cpsat_solve`) as the real checks;
 - ``sat OUT|-``: `racecert certify` whose only check is a proof-logging python-sat
   solve (`sat.run_with_proof`, the helper of both real SAT checks) of a pigeonhole
   CNF, writing its proof into the certify output folder as the real checks do;
@@ -45,7 +45,7 @@ def pigeonhole_cpsat(ctx: CertifyContext) -> list[CheckResult]:
     """A CP-SAT solve that runs far longer than the test."""
     from ortools.sat.python import cp_model
 
-    from racecert.independent.cpsat import _solver
+    from racecert.independent.cpsat_core import solver as _solver
     from racecert.independent.interrupt import cpsat_solve
 
     n = 14

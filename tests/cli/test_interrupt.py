@@ -75,7 +75,7 @@ def test_cpsat_solve_turns_off_cpsat_sigint_handler() -> None:
     leaves SIGINT at the C default, which kills the process silently)."""
     from ortools.sat.python import cp_model
 
-    from racecert.independent.cpsat import _solver
+    from racecert.independent.cpsat_core import solver as _solver
     from racecert.independent.interrupt import cpsat_solve
 
     md = cp_model.CpModel()

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from racecert.independent.lattice_cpsat import build_table, solve
-from racecert.independent.lattice_geometry import (
+from racecert.independent.lattice.cpsat import build_table, solve
+from racecert.independent.lattice.geometry import (
     LatticeGeometry,
     segment_in_disc,
     segments_meet,
 )
-from racecert.independent.lattice_search import count_trajectories
+from racecert.independent.lattice.search import count_trajectories
 from racecert.independent.race_rules import lattice_accels
 from racecert.independent.radical_forms import add, compare, length
 from racecert.model.lattice_track import LatticeTrack

@@ -4,11 +4,14 @@
 - move validity: every acceleration from the reachable states (capped), the profile's
   vectorised `expand` against the independent walk (`racecert.independent.cellpath.walk`,
   exact rationals): validity, arrival and the state the move ends in;
+- m* by CP-SAT (`racecert.independent.cellpath.cpsat`): no arrival within m* - 1 moves
+  (infeasible), a witness at exactly m* replayed through the independent walk; `skipped`
+  past the move table's size budget, `timeout` past the CP-SAT budget;
 - the independent search (`racecert.independent.cellpath.search`): m*, the exact count
   per start, the final states, and the least and greatest lengths with their ties.
 
-No solver model covers this profile yet: m* and the counts are confirmed by the second
-implementation only, and the certificate's headline says so.
+Only m* has a solver model; the counts, finals and lengths rest on the second
+implementation, and the certificate's headline says so.
 """
 
 from __future__ import annotations
@@ -23,11 +26,14 @@ from racecert.certification.context import (
     Verdict,
 )
 from racecert.certification.lattice.checks import lattice_of, reachable_states, search_results
+from racecert.independent.budgets import SizeBudgetExceeded
+from racecert.independent.cellpath.cpsat import build_table, replay, solve, speed_bound
 from racecert.independent.cellpath.search import count_trajectories
 from racecert.independent.cellpath.walk import accelerations, successor
 from racecert.model.cellpath.rules import CellPathRules
 
 WALK = "racecert.independent.cellpath.walk (exact rational ticks)"
+CPSAT = "CP-SAT time-indexed model (move table: the walk's offsets per velocity)"
 SEARCH = "independent cell-path search (racecert.independent.cellpath.search, dicts, exact ints)"
 
 
@@ -74,9 +80,68 @@ def check_search(ctx: CertifyContext) -> list[CheckResult]:
     return search_results(track, a, r, time.perf_counter() - t0, SEARCH)  # type: ignore[arg-type]
 
 
+def check_m_star_cpsat(ctx: CertifyContext) -> list[CheckResult]:
+    """No arrival within m* - 1 moves (infeasible), a replayed witness at exactly m*."""
+    t0 = time.perf_counter()
+    track, a = lattice_of(ctx)
+    m = a.bfs.m_star
+    arte: tuple[tuple[str, str], ...] = ()
+    spent: list[float] = []  # deterministic time of each solve that ran
+
+    def result(verdict: Verdict, value: object, reason: str) -> list[CheckResult]:
+        return [CheckResult("m_star", m, CPSAT, value, verdict, reason,  # type: ignore[arg-type]
+                            time.perf_counter() - t0, arte,
+                            work=f"{sum(spent):.2f} deterministic time units, "
+                                 f"{len(spent)} solves" if spent else "")]
+
+    if m is None:
+        return result(Verdict.NOT_APPLICABLE, None, "the oracle finds no arrival: the "
+                      "independent search checks that")
+    try:
+        table = build_table(track, speed_bound(track, m))
+    except SizeBudgetExceeded as e:
+        return result(Verdict.SKIPPED, None, f"over the size limit: {e}")
+    starts = list(a.considered)
+    arte = (("table rows", str(len(table.rows))), ("table scope", table.scope))
+
+    def out_of_budget(horizon: int, status: str) -> list[CheckResult]:
+        return result(Verdict.TIMEOUT, None, f"CP-SAT used its budget of {ctx.cpsat_budget:g} "
+                      f"deterministic time units at T = {horizon} ({status})")
+
+    if m >= 2:
+        below = solve(track, table, m - 1, starts, "within", budget=ctx.cpsat_budget,
+                      workers=ctx.workers)
+        spent.append(below.deterministic_time)
+        arte += (("variables below", str(below.variables)),)
+        if below.status == "unknown":
+            return out_of_budget(m - 1, below.solver_status)
+        if below.status == "feasible":
+            _, why, _ = replay(track, below.positions[0], below.velocities)
+            arte += (("witness", str(below.positions)),)
+            return result(Verdict.DISAGREE, f"<= {len(below.positions) - 1}",
+                          f"an arrival within {m - 1} moves (replay: {why})")
+    at = solve(track, table, m, starts, "exact", budget=ctx.cpsat_budget, workers=ctx.workers)
+    spent.append(at.deterministic_time)
+    arte += (("variables at m*", str(at.variables)),)
+    if at.status == "unknown":
+        return out_of_budget(m, at.solver_status)
+    if at.status == "infeasible":
+        return result(Verdict.DISAGREE, f"> {m}",
+                      f"no arrival within {m - 1} moves and none at {m}")
+    ok, why, first = replay(track, at.positions[0], at.velocities)
+    arte += (("witness", str(list(at.positions))),
+             ("witness replay (independent walk)", why))
+    if not ok or first != m:
+        return result(Verdict.DISAGREE, None, f"the CP-SAT witness does not replay: {why}")
+    return result(Verdict.AGREE, m, f"infeasible within {m - 1} moves, feasible at {m}; "
+                  "witness replayed")
+
+
 CHECKS: tuple[NamedCheck, ...] = (
     NamedCheck("move validity: the profile's expand vs the independent cell-path walk",
                check_geometry, MethodKind.SECOND_IMPLEMENTATION),
+    NamedCheck("m* by CP-SAT: nothing within m*-1 moves, a replayed witness at m*",
+               check_m_star_cpsat, MethodKind.SOLVER_MODEL),
     NamedCheck("independent cell-path search: m*, exact counts, finals, green and blue",
                check_search, MethodKind.SECOND_IMPLEMENTATION),
 )

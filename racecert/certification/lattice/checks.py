@@ -25,9 +25,9 @@ from racecert.certification.context import (
     NamedCheck,
     Verdict,
 )
-from racecert.independent.lattice_cpsat import build_table, solve, table_candidates
-from racecert.independent.lattice_geometry import LatticeGeometry
-from racecert.independent.lattice_search import SearchResult, count_trajectories
+from racecert.independent.lattice.cpsat import build_table, solve, table_candidates
+from racecert.independent.lattice.geometry import LatticeGeometry
+from racecert.independent.lattice.search import SearchResult, count_trajectories
 from racecert.independent.race_rules import lattice_accels
 from racecert.independent.radical_forms import Sum
 from racecert.model.cellpath.track import CellPathTrack
@@ -41,8 +41,8 @@ MAX_TABLE_CANDIDATES = 2_000_000
 """Above this many candidate moves the CP-SAT table is not built: a size budget, the check
 says `skipped` with the count."""
 CPSAT = "CP-SAT time-indexed model (move table: independent lattice geometry)"
-SEARCH = "independent layered search (racecert.independent.lattice_search, exact ints)"
-GEOMETRY = "racecert.independent.lattice_geometry (parametric segments, discriminants)"
+SEARCH = "independent layered search (racecert.independent.lattice.search, exact ints)"
+GEOMETRY = "racecert.independent.lattice.geometry (parametric segments, discriminants)"
 
 
 SEARCH_MAX_STATES = 5_000_000

@@ -10,7 +10,7 @@ integer count per start, and the least and greatest exact length (a sum of squar
 Layer t holds the states first reached after t moves from any start; the first layer
 with an arriving move fixes m*, and the arriving moves of that layer are the optimal
 trajectories' last moves (one count per start is exact for the reason given in
-`racecert.independent.lattice_search`).
+`racecert.independent.lattice.search`).
 
 A trajectory's length is the length of its path through the cells it stands on: |v'|
 for each move, except the arriving one, which ends on the goal cell its walk reached
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from racecert.independent.cellpath.walk import State, accelerations, successor
-from racecert.independent.lattice_search import SearchResult
+from racecert.independent.lattice.search import SearchResult
 from racecert.independent.radical_forms import Sum, add, approx, compare, length
 from racecert.model.cellpath.track import CellPathTrack
 

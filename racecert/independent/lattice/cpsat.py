@@ -30,8 +30,17 @@ from typing import Literal
 import numpy as np
 from ortools.sat.python import cp_model
 
-from racecert.independent.interrupt import cpsat_solve
-from racecert.independent.lattice_geometry import LatticeGeometry
+from racecert.independent.cpsat_core import (
+    DEFAULT_CPSAT_BUDGET,
+    Accelerations,
+    Status,
+    add_acceleration,
+    move_of,
+    positions,
+    run,
+    witness,
+)
+from racecert.independent.lattice.geometry import LatticeGeometry
 from racecert.independent.race_rules import ACCELS, LATTICE_ACCELS, lattice_accels
 from racecert.model.lattice_track import LatticeTrack, Point
 
@@ -86,7 +95,7 @@ def build_table(track: LatticeTrack, vmax: int) -> LatticeTable:
 class LatticeSolve:
     """One solve: status, a witness trajectory (positions) when feasible."""
 
-    status: Literal["feasible", "infeasible", "unknown"]
+    status: Status
     positions: tuple[Point, ...] = ()
     solver_status: str = ""
     seconds: float = 0.0
@@ -118,10 +127,9 @@ def build_model(track: LatticeTrack, table: LatticeTable, horizon: int,
                            list[cp_model.IntVar]]:
     """The model of the module docstring; returns (model, xs, ys, done flags)."""
     T, fin = horizon, track.finish
-    taxicab = taxicab_only(track)
+    accels = Accelerations(reach=1, taxicab=taxicab_only(track))
     md = cp_model.CpModel()
-    xs = [md.NewIntVar(0, track.width - 1, f"x{t}") for t in range(T + 1)]
-    ys = [md.NewIntVar(0, track.height - 1, f"y{t}") for t in range(T + 1)]
+    xs, ys = positions(md, T, track.width, track.height)
     md.AddAllowedAssignments([xs[0], ys[0]], [tuple(p) for p in starts])
     within = arrival == "within"
     rows = [r + (0,) for r in table.rows] if within else list(table.rows)
@@ -138,15 +146,8 @@ def build_model(track: LatticeTrack, table: LatticeTable, horizon: int,
             cols.append(done[t])
             real = [done[t].Not()]
         md.AddAllowedAssignments(cols, rows)
-        acc = []
-        for pos in (xs, ys):
-            prev = pos[t - 1] if t > 0 else pos[0]
-            acc.append(pos[t + 1] - 2 * pos[t] + prev)
-            md.Add(acc[-1] <= 1).OnlyEnforceIf(real)
-            md.Add(acc[-1] >= -1).OnlyEnforceIf(real)
-        if taxicab:
-            for sx, sy in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
-                md.Add(sx * acc[0] + sy * acc[1] <= 1).OnlyEnforceIf(real)
+        add_acceleration(md, accels, move_of(xs, ys, t - 1, (0, 0)),
+                         move_of(xs, ys, t, (0, 0)), real)  # from rest
         fwd = _is(md, code, 1, f"f{t}")
         if fin.laps is None:
             a = fwd
@@ -173,20 +174,12 @@ def build_model(track: LatticeTrack, table: LatticeTable, horizon: int,
 
 
 def solve(track: LatticeTrack, table: LatticeTable, horizon: int, starts: Sequence[Point],
-          arrival: Arrival, *, budget: float, workers: int = 1) -> LatticeSolve:
+          arrival: Arrival, *, budget: float = DEFAULT_CPSAT_BUDGET, workers: int = 1
+          ) -> LatticeSolve:
     """Feasibility of the model, bounded by `budget` deterministic time units."""
     t0 = time.perf_counter()
     md, xs, ys, done = build_model(track, table, horizon, starts, arrival)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
-    solver.parameters.max_deterministic_time = budget
-    st = cpsat_solve(solver, md)
-    name = solver.StatusName(st)
-    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        pos = [(solver.Value(x), solver.Value(y)) for x, y in zip(xs, ys, strict=True)]
-        if arrival == "within":
-            last = next(t for t in range(horizon + 1) if solver.Value(done[t]))
-            pos = pos[: last + 1]
-        return LatticeSolve("feasible", tuple(pos), name, time.perf_counter() - t0)
-    status = "infeasible" if st == cp_model.INFEASIBLE else "unknown"
-    return LatticeSolve(status, (), name, time.perf_counter() - t0)  # type: ignore[arg-type]
+    out, s = run(md, budget=budget, workers=workers)
+    pos = (witness(s, xs, ys, done if arrival == "within" else None)
+           if out.status == "feasible" else ())
+    return LatticeSolve(out.status, pos, out.solver_status, time.perf_counter() - t0)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from racecert.independent.lattice_geometry import LatticeGeometry
+from racecert.independent.lattice.geometry import LatticeGeometry
 from racecert.independent.race_rules import lattice_accels
 from racecert.independent.radical_forms import Sum, add, approx, compare, length
 from racecert.model.lattice_track import LatticeTrack, Point
