@@ -8,5 +8,5 @@ names (`diagnostics.py`), and runs analyses and certificates in a child process
 each (`jobs.py`, `worker.py`) whose progress streams to the page and which the
 page can cancel. The picture the page draws comes from `payload.py`. A lattice or
 cell-path track is viewed read only (`track_view.py`; its jobs' results from
-`view_payload.py`, through `racecert.api`).
+`view_payload.py`, through the profile registries as on the command line).
 """

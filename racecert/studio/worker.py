@@ -30,7 +30,7 @@ from typing import Any, TextIO
 from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
-from racecert.model.profiles import GRID, AnyTrack, profile_of
+from racecert.model.profiles import GRID, profile_of
 from racecert.studio.race_job import race_error_types, race_payload
 
 PROGRESS_INTERVAL = 0.1
@@ -76,10 +76,10 @@ class _Reporter:
             self.put({"type": "bfs", "depth": depth, "frontier": frontier, "states": states})
 
 
-MACHINERY = {"analyze": ("racecert.analysis.pipeline", "racecert.studio.payload",  # no solver
-                         "racecert.api"),
-             "certify": ("racecert.certification.certificate", "racecert.studio.payload",
-                         "racecert.api")}
+MACHINERY = {"analyze": ("racecert.analysis.profiles", "racecert.studio.payload",  # no solver
+                         "racecert.studio.view_payload"),
+             "certify": ("racecert.certification.profiles", "racecert.studio.payload",
+                         "racecert.studio.view_payload")}
 """What a job of each kind imports in its own process (`compute`), never in the server."""
 
 
@@ -102,43 +102,38 @@ def compute(kind: str, toml: bytes, options: dict[str, Any], limits: JobLimits,
     """Run the job in this process; the page's payload. The analysis and the certificate
     machinery (OR-Tools, sympy, pandas: about a second of imports) and the payloads built
     from them are imported here, in the job's own process, never by the server, which
-    imports this module for `JobLimits` and `job_message` only."""
-    track = parse_track(toml, options.get("file", "track"))
-    if profile_of(track) is not GRID:  # viewed read only: the profile's own pipeline
-        return profile_job(kind, track, limits, report)
-    if kind == "analyze":
-        from racecert.analysis.pipeline import analyze
-        from racecert.studio.payload import analysis_payload
+    imports this module for `JobLimits` and `job_message` only.
 
-        a = analyze(track, options.get("mode", "exact"), progress=report.bfs, step=report.step)
-        return analysis_payload(a)
+    Every profile runs through its registry entry (`racecert.analysis.profiles`,
+    `racecert.certification.profiles`), as on the command line; a grid track's result
+    becomes the editor's payload, any other profile's the read-only view's
+    (`racecert.studio.view_payload`)."""
+    track = parse_track(toml, options.get("file", "track"))
+    grid = profile_of(track) is GRID
     if kind == "race":
+        if not grid:
+            raise TrackError("track", "", "a race job runs on grid tracks only")
         report.step("race")
         return race_payload(track, options)
-    from racecert.certification.certificate import certify
-    from racecert.studio.payload import certificate_payload
-
-    c = certify(track, step=report.step, cpsat_budget=limits.cpsat_budget,
-                count_limit=limits.count_limit)
-    return certificate_payload(c)
-
-
-def profile_job(kind: str, track: AnyTrack, limits: JobLimits, report: _Reporter
-                ) -> dict[str, Any]:
-    """Analyse or certify a lattice or cell-path track through the public API
-    (`racecert.api`, which runs the track's profile's pipeline as the command line does);
-    the page's payload (`racecert.studio.view_payload`)."""
-    from racecert import api
-    from racecert.studio.view_payload import view_analysis_payload, view_certificate_payload
+    from racecert.studio import payload, view_payload
 
     if kind == "analyze":
-        report.step("analysis")
-        return view_analysis_payload(api.analyze(track, progress=report.bfs))
-    if kind == "certify":
-        c = api.certify(track, step=report.step, cpsat_budget=limits.cpsat_budget,
-                        budget=StateBudget(limits.max_states, "--max-states"))
-        return view_certificate_payload(c)
-    raise TrackError("track", "", f"a {kind} job runs on grid tracks only")
+        from racecert.analysis.profiles import analysis_profile
+
+        if not grid:
+            report.step("analysis")
+        a = analysis_profile(track).analyze(
+            track, mode=options.get("mode", "exact") if grid else "exact",
+            progress=report.bfs, step=report.step if grid else None)  # progress: the limit
+        return payload.analysis_payload(a) if grid else view_payload.view_analysis_payload(a)
+    from racecert.certification.profiles import certification_profile
+
+    c = certification_profile(track).certify(
+        track, step=report.step, cpsat_budget=limits.cpsat_budget,
+        count_limit=limits.count_limit,
+        budget=None if grid else StateBudget(limits.max_states, "--max-states"))
+    return (payload.certificate_payload(c) if grid  # type: ignore[arg-type]
+            else view_payload.view_certificate_payload(c))  # type: ignore[arg-type]
 
 
 def run_job(job: dict[str, Any], out: TextIO) -> None:

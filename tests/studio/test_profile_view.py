@@ -1,6 +1,6 @@
 """Lattice and cell-path tracks in the studio: opened as a read-only view (a note, the
-track's picture, its facts and file text), analysed and certified through the public
-API in a job's process, with the figures and verdicts `racecert.api` gives.
+track's picture, its facts and file text), analysed and certified in a job's process
+through the profile registries, with the figures and verdicts `racecert.api` gives.
 
 The expected figures are the API's own (`racecert.api.analyze` / `certify` on the same
 file), never copied numbers; the pictures are compared by structure (their elements),
