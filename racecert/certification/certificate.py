@@ -274,6 +274,15 @@ class Judged:
         """Every figure that exists on this track is confirmed by an independent check."""
         return self.status == "certified"
 
+    def summary_json(self) -> dict[str, Any]:
+        """The JSON report's "summary": figures per verdict, checks, ok, certified."""
+        n = {v: sum(f.verdict == v for f in self.figures) for v in FIGURE_VERDICTS}
+        return {"figures_agree": n["agree"], "figures_disagree": n["disagree"],
+                "figures_timeout": n["timeout"], "figures_skipped": n["skipped"],
+                "figures_unchecked": n["unchecked"],
+                "figures_not_applicable": n["not-applicable"],
+                "checks": len(self.results), "ok": self.ok, "certified": self.certified}
+
     def __repr__(self) -> str:
         open_ = f", unconfirmed={list(self.unconfirmed)}" if self.unconfirmed else ""
         return f"{type(self).__name__}({self.track.name!r}, status={self.status!r}{open_})"
@@ -361,7 +370,6 @@ class Certificate(Judged):
         """The certificate file of `racecert certify -o` (docs/certificate.md, `SCHEMA`)."""
         t = self.track
         figures = self.figures
-        n = {v: sum(f.verdict == v for f in figures) for v in FIGURE_VERDICTS}
         return {
             "schema": SCHEMA,
             "status": self.status,
@@ -378,12 +386,7 @@ class Certificate(Judged):
             "bfs": {"exact": _bfs_json(self.exact), "editor": _bfs_json(self.editor)},
             "arbitration": [a.to_json() for a in self.arbitrations],
             "other_checks": [r.to_json() for r in self.other_checks],
-            "summary": {"figures_agree": n["agree"], "figures_disagree": n["disagree"],
-                        "figures_timeout": n["timeout"], "figures_skipped": n["skipped"],
-                        "figures_unchecked": n["unchecked"],
-                        "figures_not_applicable": n["not-applicable"],
-                        "checks": len(self.results), "ok": self.ok,
-                        "certified": self.certified},
+            "summary": self.summary_json(),
             "timing": timing_json(self.seconds, self.results,
                                   {"exact": self.exact.seconds, "editor": self.editor.seconds}),
         }

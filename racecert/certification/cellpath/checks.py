@@ -25,7 +25,12 @@ from racecert.certification.context import (
     NamedCheck,
     Verdict,
 )
-from racecert.certification.lattice.checks import lattice_of, reachable_states, search_results
+from racecert.certification.lattice.checks import (
+    compare_moves,
+    lattice_of,
+    reachable_states,
+    search_results,
+)
 from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.cellpath.cpsat import build_table, replay, solve, speed_bound
 from racecert.independent.cellpath.search import count_trajectories
@@ -58,18 +63,10 @@ def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
             r = successor(track, s, acc)
             if r is not None:
                 theirs.add((i, *r[0], r[1]))
-    diff = sorted(ours ^ theirs)[:10]
-    n = len(states)
-    scope = ("every state the BFS expanded" if complete
-             else f"the first {n:,} states the BFS expanded (breadth first; capped)")
-    return [CheckResult(
-        "move_validity", "racecert.model.cellpath.rules (vectorised expand)", WALK,
-        f"{len(accs) * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ",
-        Verdict.DISAGREE if diff else Verdict.AGREE,
-        f"all {len(accs)} accelerations from {scope}: validity, arrival and the end state; "
-        f"{len(theirs):,} valid", time.perf_counter() - t0,
-        tuple((f"difference {i + 1}", str(d)) for i, d in enumerate(diff)),
-        work=f"{n:,} states")]
+    return [compare_moves("racecert.model.cellpath.rules (vectorised expand)", WALK, ours,
+                          theirs, len(states), len(accs), complete,
+                          f"all {len(accs)} accelerations", "validity, arrival and the end "
+                          "state", t0)]
 
 
 def check_search(ctx: CertifyContext) -> list[CheckResult]:

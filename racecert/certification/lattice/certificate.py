@@ -18,7 +18,6 @@ from typing import Any
 
 from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
 from racecert.certification.certificate import (
-    FIGURE_VERDICTS,
     SCHEMA,
     FigureVerdict,
     Judged,
@@ -82,7 +81,6 @@ class LatticeCertificate(Judged):
 
     def to_json(self) -> dict[str, Any]:
         t, figures = self.track, self.figures
-        n = {v: sum(f.verdict == v for f in figures) for v in FIGURE_VERDICTS}
         lo, hi = t.bounds_in_file()
         b = self.analysis.bfs
         return {
@@ -105,12 +103,7 @@ class LatticeCertificate(Judged):
                               "final_states": b.final_states,
                               "states_explored": b.states_explored}},
             "arbitration": [],
-            "summary": {"figures_agree": n["agree"], "figures_disagree": n["disagree"],
-                        "figures_timeout": n["timeout"], "figures_skipped": n["skipped"],
-                        "figures_unchecked": n["unchecked"],
-                        "figures_not_applicable": n["not-applicable"],
-                        "checks": len(self.results), "ok": self.ok,
-                        "certified": self.certified},
+            "summary": self.summary_json(),
             "timing": timing_json(self.seconds, self.results, {"exact": b.seconds}),
         }
 

@@ -142,18 +142,30 @@ def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
     theirs = {(int(src[k]), int(px[k] + vx[k]), int(py[k] + vy[k]), int(vx[k]), int(vy[k]),
                None if arr else int(nn), bool(arr))
               for k, arr, nn in zip(ok.tolist(), arrive.tolist(), net.tolist(), strict=True)}
+    return [compare_moves("racecert.model.lattice_rules (vectorised expand)", GEOMETRY, ours,
+                          theirs, n, len(accels), complete,
+                          f"all {len(accels)} accelerations of the {track.accelerations} set",
+                          "validity, finishing and the net lap count", t0)]
+
+
+def compare_moves(oracle: str, method: str, ours: set, theirs: set, n: int, per_state: int,
+                  complete: bool, accelerations: str, compared: str,
+                  t0: float) -> CheckResult:
+    """The move-validity result of a start-list profile: the oracle's valid moves `ours`
+    (`per_state` tried from each of the `n` reachable states: all of them when `complete`,
+    else the first `n`, breadth first) against the independent side's `theirs`, as sets of
+    comparable tuples; the first ten differences as artefacts."""
     diff = sorted(ours ^ theirs)[:10]
     scope = ("every state the BFS expanded" if complete
              else f"the first {n:,} states the BFS expanded (breadth first; capped)")
-    value = f"{len(accels) * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ"
-    return [CheckResult(
-        "move_validity", "racecert.model.lattice_rules (vectorised expand)", GEOMETRY, value,
+    return CheckResult(
+        "move_validity", oracle, method,
+        f"{per_state * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ",
         Verdict.DISAGREE if diff else Verdict.AGREE,
-        f"all {len(accels)} accelerations of the {track.accelerations} set from {scope}: "
-        "validity, finishing and the net lap count; "
-        f"{len(theirs):,} valid", time.perf_counter() - t0,
+        f"{accelerations} from {scope}: {compared}; {len(theirs):,} valid",
+        time.perf_counter() - t0,
         tuple((f"difference {i + 1}", str(d)) for i, d in enumerate(diff)),
-        work=f"{n:,} states")]
+        work=f"{n:,} states")
 
 
 # -- m* by CP-SAT ------------------------------------------------------------------------
