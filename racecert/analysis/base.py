@@ -34,6 +34,16 @@ StepFn = Callable[[str], None]
 """`step(name)`: a pipeline step starts (progress display)."""
 
 
+def effort_rows(a: BaseAnalysis) -> Rows:
+    """The last rows of every profile's text report: the states explored and the seconds,
+    in total and per step."""
+    return [
+        ("states explored", f"{a.bfs.states_explored:,}"),
+        ("seconds", f"{a.seconds:.3f}  ("
+         + ", ".join(f"{k} {v:.2f}" for k, v in a.timings.items()) + ")"),
+    ]
+
+
 class BaseAnalysis(ABC):
     """What every profile's analysis has: the `track`, the oracle's `bfs` (``m_star``,
     ``optimal_count``, ...), the state key `mode`, the wall `seconds` and per-step

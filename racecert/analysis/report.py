@@ -7,7 +7,7 @@ only formats rows and never reads a profile's figures itself.
 
 from __future__ import annotations
 
-from racecert.analysis.base import Rows
+from racecert.analysis.base import Rows, effort_rows
 from racecert.analysis.pipeline import Analysis
 from racecert.analysis.score import WEIGHTS
 
@@ -26,12 +26,7 @@ def report_rows(a: Analysis) -> Rows:
     if a.bfs.reachable:
         rows += _search_rows(a) + _opening_rows(a) + _continuity_rows(a)
         rows += _trajectory_rows(a) + _coverage_rows(a) + _score_rows(a)
-    rows += [
-        ("states explored", f"{a.bfs.states_explored:,}"),
-        ("seconds", f"{a.seconds:.3f}  ("
-         + ", ".join(f"{k} {v:.2f}" for k, v in a.timings.items()) + ")"),
-    ]
-    return rows
+    return rows + effort_rows(a)
 
 
 def _search_rows(a: Analysis) -> Rows:

@@ -20,7 +20,7 @@ from racecert.cli.arguments import print_error
 from racecert.cli.common import format_table, progress_bar, yellow_progress_bar
 from racecert.cli.limits import add_limit_arguments, run_limits
 from racecert.cli.moves_table import moves_text
-from racecert.cli.output import OutputError, check_output_file, write_text_atomic
+from racecert.cli.output import OutputError, check_output_suffix, write_text_atomic
 from racecert.cli.progress import progress
 from racecert.cli.tracks import load_named_track
 from racecert.model.budget import StateBudget
@@ -105,12 +105,7 @@ def output_paths(values: list[str]) -> list[tuple[Path, str]]:
     """(path, suffix) of each -o/--out, checked before any work (one-line OutputError)."""
     out: list[tuple[Path, str]] = []
     for value in values:
-        path = check_output_file(value)
-        suffix = path.suffix.lower()
-        if suffix not in OUTPUT_KINDS:
-            kinds = ", ".join(f"{k} for {v}" for k, v in OUTPUT_KINDS.items())
-            raise OutputError(f"-o/--out {' '.join(value.split())}: unknown suffix "
-                              f"{suffix or '(none)'!r}; use {kinds}")
+        path, suffix = check_output_suffix(value, OUTPUT_KINDS)
         if any(path.resolve() == p.resolve() for p, _ in out):
             raise OutputError(f"-o/--out {' '.join(value.split())}: given twice")
         out.append((path, suffix))

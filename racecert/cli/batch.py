@@ -56,6 +56,7 @@ from racecert.cli.arguments import integer, print_error, seconds
 from racecert.cli.output import (
     OutputError,
     check_output_file,
+    check_output_suffix,
     write_bytes_atomic,
     write_text_atomic,
 )
@@ -148,12 +149,7 @@ def report_outputs(args: argparse.Namespace, db: Path) -> dict[str, Path]:
         return {s: check_output_file(db.with_suffix(s)) for s in REPORT_SUFFIXES}
     out: dict[str, Path] = {}
     for value in args.out:
-        path = check_output_file(value)
-        suffix = path.suffix.lower()
-        if suffix not in REPORT_SUFFIXES:
-            kinds = ", ".join(f"{k} for {v}" for k, v in REPORT_SUFFIXES.items())
-            raise OutputError(f"-o/--out {' '.join(value.split())}: unknown suffix "
-                              f"{suffix or '(none)'!r}; use {kinds}")
+        path, suffix = check_output_suffix(value, REPORT_SUFFIXES)
         if suffix in out:
             raise OutputError(f"-o/--out {' '.join(value.split())}: a second {suffix} file")
         out[suffix] = path

@@ -76,6 +76,18 @@ def check_output_file(path: str | Path) -> Path:
     return p
 
 
+def check_output_suffix(value: str, kinds: dict[str, str]) -> tuple[Path, str]:
+    """(path, lower-case suffix) of an -o/--out `value` whose suffix picks what is written
+    (`kinds`: suffix -> what), checked before any work (one-line OutputError)."""
+    path = check_output_file(value)
+    suffix = path.suffix.lower()
+    if suffix not in kinds:
+        known = ", ".join(f"{k} for {v}" for k, v in kinds.items())
+        raise OutputError(f"-o/--out {_one_line(value)}: unknown suffix "
+                          f"{suffix or '(none)'!r}; use {known}")
+    return path, suffix
+
+
 def check_output_folder(path: str | Path) -> Path:
     """`path` as a Path, after checking that files can be written into it (before any work).
 

@@ -7,7 +7,7 @@ blue); every grid figure it has not is a row saying why (`SKIPPED`, as in its JS
 
 from __future__ import annotations
 
-from racecert.analysis.base import HtmlRows, Rows
+from racecert.analysis.base import HtmlRows, Rows, effort_rows
 from racecert.analysis.html_view import NONE, about_text, count_text
 from racecert.analysis.lattice.pipeline import SKIPPED, LatticeAnalysis
 from racecert.model.profiles import acceleration_set_name, profile_of
@@ -43,12 +43,7 @@ def report_rows(a: LatticeAnalysis) -> Rows:
                                    f"{ext.length.to_float():.6f} = {ext.length}, "
                                    f"{ext.ties:,} tied"))
     rows += [(f"{name} (skipped)", why) for name, why in SKIPPED.items()]
-    rows += [
-        ("states explored", f"{b.states_explored:,}"),
-        ("seconds", f"{a.seconds:.3f}  ("
-         + ", ".join(f"{k} {v:.2f}" for k, v in a.timings.items()) + ")"),
-    ]
-    return rows
+    return rows + effort_rows(a)
 
 
 def html_rows(a: LatticeAnalysis) -> HtmlRows:
