@@ -1,10 +1,10 @@
 """Batch successor generation for the independent searches, from the verify geometry.
 
 A *classify* function takes states as aligned int64 arrays (x, y, vx, vy,
-layer, progress, phase) and returns every one of their nine moves as a
-`MoveBatch` (row 9·i + a: state i with acceleration a): `code` 0 for a valid
-move, the new position, velocity, layer and progress, and whether the move
-arrives. The new phase is the caller's business (min(phase + 1, K)).
+layer, progress, phase) and returns every one of their nine moves as one
+`racecert.independent.fastgeom.Moves` (row 9·i + a: state i with acceleration a):
+`code` 0 for a valid move, the new position, velocity, layer and progress, and
+whether the move arrives. The new phase is the caller's business (min(phase + 1, K)).
 
 This is the interface of the independent fast geometry's `classify`, so the
 searches here take either it or `geometry_classifier` below, which answers the
@@ -15,10 +15,10 @@ same questions move by move with `racecert.independent.geometry.Geometry` (exact
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
+from racecert.independent.fastgeom import Moves
 from racecert.independent.geometry import Geometry, VState
 from racecert.independent.race_rules import ACCELS
 from racecert.model.track import Track
@@ -28,24 +28,8 @@ VALID = 0
 INVALID = 1
 
 
-@dataclass(frozen=True)
-class MoveBatch:
-    """Candidate moves, aligned arrays; fields as the fast geometry's `Moves`."""
-
-    src: np.ndarray
-    accel: np.ndarray
-    code: np.ndarray
-    x: np.ndarray
-    y: np.ndarray
-    vx: np.ndarray
-    vy: np.ndarray
-    layer: np.ndarray
-    progress: np.ndarray
-    arrives: np.ndarray
-
-
-Classify = Callable[..., MoveBatch]
-"""classify(x, y, vx, vy, layer, progress, phase) -> MoveBatch-like (duck-typed)."""
+Classify = Callable[..., Moves]
+"""classify(x, y, vx, vy, layer, progress, phase) -> `Moves`."""
 
 
 def geometry_classifier(track: Track) -> Classify:
@@ -53,7 +37,7 @@ def geometry_classifier(track: Track) -> Classify:
     geometry = Geometry(track)
 
     def classify(x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray,
-                 layer: np.ndarray, progress: np.ndarray, phase: np.ndarray) -> MoveBatch:
+                 layer: np.ndarray, progress: np.ndarray, phase: np.ndarray) -> Moves:
         n = len(x)
         out = np.zeros((9 * n, 6), dtype=np.int64)
         code = np.full(9 * n, INVALID, dtype=np.int8)
@@ -73,6 +57,6 @@ def geometry_classifier(track: Track) -> Classify:
                 out[r] = (s.x, s.y, s.vx, s.vy, s.layer, s.progress)
         src = np.repeat(np.arange(n, dtype=np.int64), 9)
         accel = np.tile(np.arange(9, dtype=np.int64), n)
-        return MoveBatch(src, accel, code, *out.T, arrives)
+        return Moves(src, accel, code, *out.T, arrives)
 
     return classify

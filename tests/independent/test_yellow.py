@@ -13,8 +13,9 @@ from racecert.independent import radical_forms as rf
 from racecert.independent import yellow as yl
 from racecert.independent.agreement import compare_yellow
 from racecert.independent.extremes import extreme_lengths
+from racecert.independent.fastgeom import Moves
 from racecert.independent.radical_forms import RadicalLength
-from racecert.independent.successors import MoveBatch, geometry_classifier
+from racecert.independent.successors import geometry_classifier
 from racecert.independent.yellow import SearchBudget, shortest_arrival
 from racecert.model.parse import parse_track
 from tests.bruteforce import WorkCapExceeded, can_arrive
@@ -142,12 +143,12 @@ def test_dropped_move_is_detected():
     inner = classifier(a.track)
     first = a.yellow.velocities[0]
 
-    def lossy(x, y, vx, vy, layer, progress, phase) -> MoveBatch:
+    def lossy(x, y, vx, vy, layer, progress, phase) -> Moves:
         m = inner(x, y, vx, vy, layer, progress, phase)
         code = np.asarray(m.code).copy()
         start = np.asarray(vx)[m.src] == 0
         code[start & (np.asarray(m.vx) == first[0]) & (np.asarray(m.vy) == first[1])] = 9
-        return MoveBatch(m.src, m.accel, code, m.x, m.y, m.vx, m.vy, m.layer, m.progress,
+        return Moves(m.src, m.accel, code, m.x, m.y, m.vx, m.vy, m.layer, m.progress,
                          m.arrives)
 
     mine = shortest_arrival(a.track, lossy)
