@@ -12,11 +12,10 @@
 // with "●", asks before a reload or close (beforeunload) and before Open or New
 // replace the track.
 
+import { $ } from "./dom.js";
 import { api, ApiError } from "./api.js";
 import { saveBlob, svgToPNG, viewSVG } from "./export.js";
 import { TrackDoc } from "./model.js";
-
-const $ = (id) => document.getElementById(id);
 
 export function slug(name) {
   return (name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "") || "track") + ".toml";

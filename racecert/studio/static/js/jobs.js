@@ -3,9 +3,9 @@
 // right-hand column (sticky: it never scrolls away) shows the status line, a progress
 // bar, the step running with the seconds since the start, and the log of the steps.
 
+import { $ } from "./dom.js";
 import { api, follow } from "./api.js";
 
-const $ = (id) => document.getElementById(id);
 const ANALYSIS_STEPS = ["yellow", "bfs", "laps", "continuity", "representatives", "coverage", "score"];
 
 let state = null;

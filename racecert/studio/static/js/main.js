@@ -1,5 +1,6 @@
 // The studio page: tools, editing, validation as you draw, jobs and their results.
 
+import { $ } from "./dom.js";
 import { api, tokenHeaders } from "./api.js";
 import { Filing } from "./filing.js";
 import { cancelJob, initJobs, runJob } from "./jobs.js";
@@ -7,8 +8,6 @@ import { autoLine, DIRS, History, SURFACES, TrackDoc } from "./model.js";
 import { showCertificate, showFigures, showTrajectory, showVerdict, trajectoryCard } from "./panels.js";
 import { RacePanel } from "./race.js";
 import { View } from "./view.js";
-
-const $ = (id) => document.getElementById(id);
 
 const state = {
   doc: null, history: null, view: null, session: null, source: null,

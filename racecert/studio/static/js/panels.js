@@ -1,18 +1,7 @@
 // The right-hand panels: validator messages, figures with their certificate verdicts,
 // the trajectory card and move list. Text only goes in through textContent.
 
-const $ = (id) => document.getElementById(id);
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) if (c) e.append(c);
-  return e;
-}
+import { $, el } from "./dom.js";
 
 const LEVEL = (a, b) => {
   if (a === 0 && b === 0) return "ground";

@@ -5,20 +5,8 @@
 // server sends (racecert.race.replay.CAR_COLORS: none is yellow, green, blue or red).
 // The standings are revealed as cars finish, as the replay page of `racecert race` does.
 
+import { $, el } from "./dom.js";
 import { standingsAt } from "./standings.js";
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) if (c) e.append(c);
-  return e;
-}
 
 export class RacePanel {
   constructor(info, view, start, onChange = () => {}) {
