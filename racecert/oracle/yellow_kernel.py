@@ -114,6 +114,14 @@ def _less(hp, hq, hi, a, b):
         hq[a] == hq[b] and hi[a] < hi[b])))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _swap(hp, hq, hi, a, b):
+    """Exchange heap entries a and b."""
+    hp[a], hp[b] = hp[b], hp[a]
+    hq[a], hq[b] = hq[b], hq[a]
+    hi[a], hi[b] = hi[b], hi[a]
+
+
 @njit(cache=True, nogil=True)
 def _push(hp, hq, hi, n, p, q, i):
     """Push (p, q, i) on the binary min-heap of n entries (the caller adds 1 to n)."""
@@ -123,9 +131,7 @@ def _push(hp, hq, hi, n, p, q, i):
         parent = (j - 1) >> 1
         if not _less(hp, hq, hi, j, parent):
             break
-        hp[j], hp[parent] = hp[parent], hp[j]
-        hq[j], hq[parent] = hq[parent], hq[j]
-        hi[j], hi[parent] = hi[parent], hi[j]
+        _swap(hp, hq, hi, j, parent)
         j = parent
 
 
@@ -143,9 +149,7 @@ def _pop(hp, hq, hi, n):
             a += 1
         if not _less(hp, hq, hi, a, j):
             break
-        hp[j], hp[a] = hp[a], hp[j]
-        hq[j], hq[a] = hq[a], hq[j]
-        hi[j], hi[a] = hi[a], hi[j]
+        _swap(hp, hq, hi, j, a)
         j = a
 
 
