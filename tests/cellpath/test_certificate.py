@@ -46,9 +46,15 @@ def _corrupt(a: LatticeAnalysis, **changes) -> LatticeAnalysis:
 
 @pytest.mark.parametrize("best_start", [False, True])
 def test_the_bundled_maps_are_certified(track: CellPathTrack, best_start: bool) -> None:
-    c = certify_lattice(track, best_start=best_start, **LIMITS)
+    # the CP-SAT model of m* (seconds on hairpin) runs from every start; from one start it
+    # is tested on random maps (tests/cellpath/test_cpsat.py)
+    checks = cellpath_checks.CHECKS if best_start else tuple(
+        c for c in cellpath_checks.CHECKS if c.run is not cellpath_checks.check_m_star_cpsat)
+    c = certify_lattice(track, best_start=best_start, checks=checks, **LIMITS)
     assert c.status == "certified", c.headline
     assert c.to_json()["rules"] == "cell-path"
+    if not best_start:
+        return
     # m* has a solver model (CP-SAT); the counts rest on the second implementation alone,
     # and the headline says so
     only = c.to_json()["second_implementation_only"]

@@ -59,7 +59,7 @@ Cell = tuple[int, int]
 Row = tuple[int, int, int, int, int, int, int]
 """(x, y, vx, vy, x2, y2, arrive)."""
 
-MAX_TABLE_CANDIDATES = 2_000_000
+MAX_TABLE_CANDIDATES = 250_000
 """Size budget of the move table: (cells a car may stand on) x (velocities) candidate
 moves. Past it the table is not built (`SizeBudgetExceeded`)."""
 
