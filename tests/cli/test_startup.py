@@ -7,7 +7,7 @@ Uvicorn), nor the certification's solvers (OR-Tools, PySAT, sympy); nor does
 `import racecert` or its `load_track` and `analyze`; nor does the `studio` server,
 whose jobs each run the certificate (or analysis) in a process of their own (the
 server adds Starlette and Uvicorn only); nor does a `batch` that analyses, in its
-client or its tasks. Each case runs in a fresh
+client or its tasks; `validate` does not load numba either. Each case runs in a fresh
 interpreter, so that nothing the test process already loaded can hide an import,
 which writes `sys.modules` to a file as it exits (`-X importtime` would not do: it
 does not list the modules loaded through `importlib.import_module`).
@@ -89,6 +89,23 @@ def test_each_command_loads_only_its_own_module(tmp_path: Path) -> None:
     assert "racecert.cli.validate" in commands
     assert not commands & {"racecert.cli.analyze", "racecert.cli.certify", "racecert.cli.batch",
                            "racecert.cli.studio", "racecert.cli.race"}
+
+
+def test_validate_loads_no_compiler(tmp_path: Path) -> None:
+    """`validate` of a track of each profile reads and checks the files without numba: the
+    profiles' rules (whose kernels are compiled) load at a profile's first `rules()`
+    call, which validating never makes (racecert/model/profiles.py). `analyze` does load
+    it: the probe would see it."""
+    tracks = [TINY, "tracks/lattice/riddler.toml", "tracks/cellpath/hairpin.toml"]
+    res, names = imported_modules(tmp_path, AS_MAIN, "validate", *tracks)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert [line.partition(":")[0] for line in res.stdout.splitlines()] == tracks
+    assert {"racecert.model.lattice_track", "racecert.model.cellpath.track"} <= names
+    assert not {n for n in names if n.partition(".")[0] == "numba"}
+    assert not {"racecert.model.rules", "racecert.model.lattice_rules",
+                "racecert.model.cellpath.rules"} & names
+    _, analyzed = imported_modules(tmp_path, AS_MAIN, "analyze", TINY)
+    assert {"numba", "racecert.model.rules"} <= analyzed
 
 
 # Analyses as the other processes run them, one after the other in one interpreter: a
