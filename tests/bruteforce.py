@@ -113,17 +113,23 @@ def crossing(line: Line, px: int, py: int, vx: int, vy: int) -> Fraction | None:
     """Exact t at which the segment p -> p + v meets `line` (closed span), or None.
 
     A line on axis "x" is the vertical segment X = k + 1/2, Y in [lo - 1/2, hi + 1/2].
+    Decided in integers, in doubled coordinates: t = (2k + 1 - 2p) / (2v) =: num / den
+    with den > 0, so 0 <= t <= 1 is 0 <= num <= den, and the other coordinate at t,
+    doubled and times den, is 2 p' den + 2 num v' against (2 lo - 1) den and
+    (2 hi + 1) den; only a crossing is made a `Fraction`.
     """
-    fixed = Fraction(2 * line.k + 1, 2)
-    a0, b0 = Fraction(line.lo) - HALF, Fraction(line.hi) + HALF
     p_f, v_f, p_s, v_s = (px, vx, py, vy) if line.axis == "x" else (py, vy, px, vx)
     if v_f == 0:
         return None
-    t = (fixed - p_f) / v_f
-    if not 0 <= t <= 1:
+    num, den = 2 * line.k + 1 - 2 * p_f, 2 * v_f
+    if den < 0:
+        num, den = -num, -den
+    if not 0 <= num <= den:
         return None
-    other = p_s + t * v_s
-    return t if a0 <= other <= b0 else None
+    other = 2 * p_s * den + 2 * num * v_s  # 2 den (p' + t v')
+    if not (2 * line.lo - 1) * den <= other <= (2 * line.hi + 1) * den:
+        return None
+    return Fraction(num, den)
 
 
 # -- surfaces (read from the raw grid rows) -----------------------------------------
@@ -179,15 +185,15 @@ def move(track: Track, s: State, accel: tuple[int, int], opening_active: bool) -
         dx, dy = UNIT[track.car.direction]
         if op.straight and (vx * dy - vy * dx) != 0:  # a component perpendicular to d0
             return None
-    cells = touched_cells(x, y, vx, vy)
-    assert (cells[0].x, cells[0].y) == (x, y) and (cells[-1].x, cells[-1].y) == (x + vx, y + vy)
+    cells = _touched_from_origin(vx, vy)  # relative to p: cell c is (x + c.x, y + c.y)
+    assert (cells[0].x, cells[0].y) == (0, 0) and (cells[-1].x, cells[-1].y) == (vx, vy)
     layers: list[int] = []
     cur = layer
     for i, c in enumerate(cells):
-        if not drivable(track, cur, c.x, c.y):
+        if not drivable(track, cur, x + c.x, y + c.y):
             before = cells[i - 1] if i else None
-            if before is not None and ramp(track, before.x, before.y) and drivable(
-                track, 1 - cur, c.x, c.y
+            if before is not None and ramp(track, x + before.x, y + before.y) and drivable(
+                track, 1 - cur, x + c.x, y + c.y
             ):
                 cur = 1 - cur
             else:

@@ -2,7 +2,8 @@
 
 Written from docs/rules.md ("The lattice profile") alone; it reads only the data of a
 `LatticeTrack` and shares no code with `racecert.model.lattice_geometry` or
-`lattice_rules`. The geometry is parametric, in exact `Fraction`s: two segments meet
+`lattice_rules`. The geometry is parametric, in exact rationals (integer numerators over
+a common denominator, compared cross-multiplied): two segments meet
 when p + t (q - p) = a + s (b - a) has a solution with t, s in [0, 1] (Cramer's rule),
 or, when they are parallel, when they lie on one line and their projections overlap;
 a segment enters a disc when the closest point of the segment (the clamped foot of
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from fractions import Fraction
 
 from racecert.model.lattice_track import LatticeTrack
 
@@ -40,8 +40,14 @@ def _on_segment(p: Point, a: Point, b: Point) -> bool:
             and min(a[1], b[1]) <= p[1] <= max(a[1], b[1]))
 
 
+def _within(num: int, den: int) -> bool:
+    """0 <= num / den <= 1 for den != 0, without dividing (cross-multiplied)."""
+    return 0 <= num <= den if den > 0 else den <= num <= 0
+
+
 def meet(p: Point, q: Point, a: Point, b: Point) -> bool:
-    """The closed segments pq and ab share a point (parametric, Fractions)."""
+    """The closed segments pq and ab share a point (parametric, exact rationals kept as
+    integer numerators over a common denominator)."""
     if p == q:
         return _on_segment(p, a, b)
     if a == b:
@@ -53,24 +59,26 @@ def meet(p: Point, q: Point, a: Point, b: Point) -> bool:
     if den == 0:  # parallel: on one line and overlapping, or nothing
         if wx * ry - wy * rx != 0:
             return False
-        rr = rx * rx + ry * ry
-        t0 = Fraction(wx * rx + wy * ry, rr)
-        t1 = Fraction((b[0] - p[0]) * rx + (b[1] - p[1]) * ry, rr)
-        lo, hi = min(t0, t1), max(t0, t1)
-        return hi >= 0 and lo <= 1
-    t = Fraction(wx * sy - wy * sx, den)
-    s = Fraction(wx * ry - wy * rx, den)
-    return 0 <= t <= 1 and 0 <= s <= 1
+        rr = rx * rx + ry * ry  # t0 = n0 / rr and t1 = n1 / rr, rr > 0
+        n0 = wx * rx + wy * ry
+        n1 = (b[0] - p[0]) * rx + (b[1] - p[1]) * ry
+        return max(n0, n1) >= 0 and min(n0, n1) <= rr
+    # t = (w x s) / den and s = (w x r) / den (Cramer's rule)
+    return _within(wx * sy - wy * sx, den) and _within(wx * ry - wy * rx, den)
 
 
 def inside_disc(p: Point, q: Point, c: Point, r: int) -> bool:
     """Some point of the closed segment pq is strictly inside the circle (c, r)."""
     dx, dy = q[0] - p[0], q[1] - p[1]
     dd = dx * dx + dy * dy
-    t = Fraction(0) if dd == 0 else Fraction((c[0] - p[0]) * dx + (c[1] - p[1]) * dy, dd)
-    t = min(max(t, Fraction(0)), Fraction(1))
-    ex, ey = p[0] + t * dx - c[0], p[1] + t * dy - c[1]
-    return ex * ex + ey * ey < r * r
+    num = (c[0] - p[0]) * dx + (c[1] - p[1]) * dy  # the foot at t = num / dd
+    if dd == 0 or num <= 0:  # clamped to t = 0: p itself
+        return (p[0] - c[0]) ** 2 + (p[1] - c[1]) ** 2 < r * r
+    if num >= dd:  # clamped to t = 1: q itself
+        return (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2 < r * r
+    # e = p + (num / dd) d - c, scaled by dd: |dd e|^2 < (dd r)^2
+    ex, ey = (p[0] - c[0]) * dd + num * dx, (p[1] - c[1]) * dd + num * dy
+    return ex * ex + ey * ey < (r * dd) ** 2
 
 
 def _ahead(track: LatticeTrack, p: Point) -> bool:

@@ -12,6 +12,11 @@ What the model knows of a profile: its name and title, its track type, how to bu
 `RuleProfile` for the oracle, whether its files list several start positions
 (`multi_start`: `--best-start` applies) and whether it has grid slots for races.
 
+The rules modules are imported on a profile's first `rules()` call, not with this
+module: the grid's rules bring numba (about 0.1 CPU s to import), which a command that
+only reads tracks (`racecert validate`, `racecert list`) never needs
+(tests/model/test_profiles.py pins it).
+
 >>> from racecert.model.bundled import track_path
 >>> from racecert.model.parse import load_track
 >>> [profile_of(load_track(track_path(n))).name for n in ("ocho", "lattice/riddler")]
@@ -22,14 +27,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from racecert.model.cellpath.rules import CellPathRules
 from racecert.model.cellpath.track import CellPathTrack
-from racecert.model.lattice_rules import LatticeRules
 from racecert.model.lattice_track import LatticeTrack
-from racecert.model.rules import RuleProfile, VectorRaceRules
 from racecert.model.track import Track
+
+if TYPE_CHECKING:
+    from racecert.model.rules import RuleProfile
 
 AnyTrack = Track | LatticeTrack | CellPathTrack
 """A track of any profile (what `racecert.model.parse.load_track` returns)."""
@@ -51,11 +56,26 @@ class Profile:
         return self.make_rules(track)
 
 
-GRID = Profile("grid", "grid rules", Track, VectorRaceRules, multi_start=False,
+def _grid_rules(track: Track) -> RuleProfile:
+    from racecert.model.rules import VectorRaceRules
+    return VectorRaceRules(track)
+
+
+def _lattice_rules(track: LatticeTrack) -> RuleProfile:
+    from racecert.model.lattice_rules import LatticeRules
+    return LatticeRules(track)
+
+
+def _cell_path_rules(track: CellPathTrack) -> RuleProfile:
+    from racecert.model.cellpath.rules import CellPathRules
+    return CellPathRules(track)
+
+
+GRID = Profile("grid", "grid rules", Track, _grid_rules, multi_start=False,
                grid_slots=True)
-LATTICE = Profile("lattice", "lattice rules", LatticeTrack, LatticeRules, multi_start=True,
-                  grid_slots=False)
-CELL_PATH = Profile("cell-path", "cell-path rules", CellPathTrack, CellPathRules,
+LATTICE = Profile("lattice", "lattice rules", LatticeTrack, _lattice_rules,
+                  multi_start=True, grid_slots=False)
+CELL_PATH = Profile("cell-path", "cell-path rules", CellPathTrack, _cell_path_rules,
                     multi_start=True, grid_slots=False)
 PROFILES: tuple[Profile, ...] = (GRID, LATTICE, CELL_PATH)
 """Every profile, the grid's first."""

@@ -65,6 +65,15 @@ def brute(rows: list[str], starts: list[tuple[int, int]], a_max: int = 1,
     """Every figure of the profile by walk counting (module docstring)."""
     r = range(-a_max, a_max + 1)
     accs = [(ax, ay) for ax in r for ay in r]
+    memo: dict[tuple[State, tuple[int, int]], tuple[State, bool] | None] = {}
+
+    def moved(s: State, a: tuple[int, int]) -> tuple[State, bool] | None:
+        """`move` (pure for these rows and cap), each (state, acceleration) worked out once."""
+        key = (s, a)
+        if key not in memo:
+            memo[key] = move(rows, s, a, cap)
+        return memo[key]
+
     layer = [{(x, y, 0, 0): 1} for x, y in starts]  # per start: state -> walks
     for t in range(1, horizon + 1):
         nxt: list[dict[State, int]] = [{} for _ in starts]
@@ -72,7 +81,7 @@ def brute(rows: list[str], starts: list[tuple[int, int]], a_max: int = 1,
         for i, states in enumerate(layer):
             for s, c in states.items():
                 for a in accs:
-                    m = move(rows, s, a, cap)
+                    m = moved(s, a)
                     if m is None:
                         continue
                     into = arrived[i] if m[1] else nxt[i]
@@ -82,20 +91,21 @@ def brute(rows: list[str], starts: list[tuple[int, int]], a_max: int = 1,
             for d in arrived:
                 finals.update(d)
             total = sum(finals.values())
-            lengths = (_lengths(rows, starts, accs, cap, t) if total <= enumerate_up_to
+            lengths = (_lengths(moved, starts, accs, t) if total <= enumerate_up_to
                        else None)
             return Brute(t, tuple(sum(d.values()) for d in arrived), dict(finals), lengths)
         layer = nxt
     return Brute(None, (0,) * len(starts), {}, Counter())
 
 
-def _lengths(rows, starts, accs, cap, m) -> Counter:
-    """Canonical length -> number of optimal trajectories, by listing every one."""
+def _lengths(moved, starts, accs, m) -> Counter:
+    """Canonical length -> number of optimal trajectories, by listing every one (`moved`:
+    the move function)."""
     out: Counter = Counter()
 
     def go(s: State, depth: int, terms: Counter) -> None:
         for a in accs:
-            r = move(rows, s, a, cap)
+            r = moved(s, a)
             if r is None or r[1] != (depth == m - 1):
                 continue
             ddx, ddy = r[0][0] - s[0], r[0][1] - s[1]  # where the move ends: the goal cell

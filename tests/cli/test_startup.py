@@ -7,7 +7,7 @@ Uvicorn), nor the certification's solvers (OR-Tools, PySAT, sympy); nor does
 `import racecert` or its `load_track` and `analyze`; nor does the `studio` server,
 whose jobs each run the certificate (or analysis) in a process of their own (the
 server adds Starlette and Uvicorn only); nor does a `batch` that analyses, in its
-client or its tasks. Each case runs in a fresh
+client or its tasks; `validate` does not load numba either. Each case runs in a fresh
 interpreter, so that nothing the test process already loaded can hide an import,
 which writes `sys.modules` to a file as it exits (`-X importtime` would not do: it
 does not list the modules loaded through `importlib.import_module`).
@@ -59,12 +59,11 @@ def heavy_in(names: set[str]) -> list[str]:
 
 @pytest.mark.parametrize(("code", "args", "expected_out"), [
     (AS_MAIN, ["--version"], "racecert "),
-    (AS_MAIN, ["validate", TINY], f"{TINY}: ok"),
     (AS_MAIN, ["analyze", TINY], "track "),
     ("import racecert; print(racecert.__version__, racecert.TrackError.__name__)", [], ""),
     (f"import racecert; print(racecert.analyze(racecert.load_track({TINY!r})))", [],
      "Analysis('Tiny straight'"),
-], ids=["--version", "validate", "analyze", "import", "api-analyze"])
+], ids=["--version", "analyze", "import", "api-analyze"])
 def test_light_commands_import_no_heavy_library(code: str, args: list[str], expected_out: str,
                                                 tmp_path: Path) -> None:
     res, names = imported_modules(tmp_path, code, *args)
@@ -79,16 +78,28 @@ def test_the_probe_sees_a_heavy_import(tmp_path: Path) -> None:
     is the imports' absence, not a probe that sees nothing."""
     res, names = imported_modules(tmp_path, AS_MAIN, "certify", "--help")
     assert res.returncode == 0 and "ortools" in heavy_in(names)
+    assert {"numba", "racecert.model.rules"} <= names  # (for the validate test below)
 
 
-def test_each_command_loads_only_its_own_module(tmp_path: Path) -> None:
-    """`validate` builds its own subcommand's parser only: the other subcommands' modules
-    (whose imports are heavier) stay unloaded."""
-    _, names = imported_modules(tmp_path, AS_MAIN, "validate", TINY)
+def test_validate_loads_only_its_own_command_and_no_compiler(tmp_path: Path) -> None:
+    """`validate` (of a track of each profile) builds its own subcommand's parser only: the
+    other subcommands' modules (whose imports are heavier) stay unloaded; it loads no
+    heavy library, and not numba either: the profiles' rules (whose kernels are compiled)
+    load at a profile's first `rules()` call, which validating never makes
+    (racecert/model/profiles.py; the probe does see numba where it loads, above)."""
+    tracks = [TINY, "tracks/lattice/riddler.toml", "tracks/cellpath/hairpin.toml"]
+    res, names = imported_modules(tmp_path, AS_MAIN, "validate", *tracks)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert [line.partition(": ok")[0] for line in res.stdout.splitlines()] == tracks
+    assert {"racecert.model.lattice_track", "racecert.model.cellpath.track"} <= names
+    assert heavy_in(names) == []
     commands = {n for n in names if n.startswith("racecert.cli.")}
     assert "racecert.cli.validate" in commands
     assert not commands & {"racecert.cli.analyze", "racecert.cli.certify", "racecert.cli.batch",
                            "racecert.cli.studio", "racecert.cli.race"}
+    assert not {n for n in names if n.partition(".")[0] == "numba"}
+    assert not {"racecert.model.rules", "racecert.model.lattice_rules",
+                "racecert.model.cellpath.rules"} & names
 
 
 # Analyses as the other processes run them, one after the other in one interpreter: a

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from racecert.independent.fastgeom import (
@@ -23,6 +25,7 @@ _REASON_PREFIXES = (("zero velocity", ZERO), ("opening rule", OPENING),
                     ("ends on", NOT_ENDABLE), ("wrong way", WRONG_WAY))
 
 
+@cache
 def verify_code(reason: str) -> int:
     """The fastgeom reason code of a verify-geometry reason string."""
     for prefix, code in _REASON_PREFIXES:
@@ -56,16 +59,17 @@ def compare_with_verify(track: Track, states: np.ndarray,
     fast = fast or FastGeometry(track)
     ref = Geometry(track)
     m = fast.classify(*(states[:, j] for j in range(7)))
+    # as Python lists once (row r = 9 * state + acceleration), not a numpy scalar per field
+    code, arrives = m.code.tolist(), m.arrives.tolist()
+    nxt = list(zip(m.x.tolist(), m.y.tolist(), m.vx.tolist(), m.vy.tolist(),
+                   m.layer.tolist(), m.progress.tolist(), strict=True))
     out = []
     for i, row in enumerate(states.tolist()):
         s = VState(*row)
         for a, acc in enumerate(ACCELS):
             r = 9 * i + a
             v = ref.move(s, acc)
-            mine = (int(m.code[r]), None, False)
-            if m.code[r] == OK:
-                mine = (OK, (int(m.x[r]), int(m.y[r]), int(m.vx[r]), int(m.vy[r]),
-                             int(m.layer[r]), int(m.progress[r])), bool(m.arrives[r]))
+            mine = (code[r], nxt[r], arrives[r]) if code[r] == OK else (code[r], None, False)
             theirs = (verify_code(v.reason), v.state.as_tuple()[:6] if v.state else None,
                       v.arrives)
             if mine != theirs:

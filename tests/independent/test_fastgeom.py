@@ -81,6 +81,10 @@ def _model_disagreements(track: Track, states: np.ndarray) -> list[str]:
     """fastgeom vs the model's scalar `apply_move` (tests only)."""
     g = FastGeometry(track)
     m = g.classify(*(states[:, j] for j in range(7)))
+    # as Python lists once (row r = 9 * state + acceleration), not a numpy scalar per field
+    code, arrives = m.code.tolist(), m.arrives.tolist()
+    nxt = list(zip(m.x.tolist(), m.y.tolist(), m.vx.tolist(), m.vy.tolist(),
+                   m.layer.tolist(), m.progress.tolist(), strict=True))
     out = []
     for i, row in enumerate(states.tolist()):
         s = CarState(*row)
@@ -89,10 +93,7 @@ def _model_disagreements(track: Track, states: np.ndarray) -> list[str]:
             res = apply_move(track, s, acc)
             theirs = (res.valid, res.state.kinematic + (res.state.progress,) if res.valid else None,
                       res.arrives)
-            mine = (bool(m.code[r] == OK),
-                    (int(m.x[r]), int(m.y[r]), int(m.vx[r]), int(m.vy[r]), int(m.layer[r]),
-                     int(m.progress[r])) if m.code[r] == OK else None,
-                    bool(m.arrives[r]))
+            mine = (code[r] == OK, nxt[r] if code[r] == OK else None, arrives[r])
             if mine != theirs:
                 out.append(f"{row} {acc}: fastgeom {mine}, model {theirs}")
     return out
