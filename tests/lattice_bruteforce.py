@@ -1,7 +1,7 @@
 """Independent truth for the lattice profile: plain enumeration of every trajectory.
 
 Written from docs/rules.md ("The lattice profile") alone; it reads only the data of a
-`LatticeTrack` and shares no code with `racecert.model.lattice_geometry` or
+`LatticeTrack` and shares no code with `racecert.model.lattice.geometry` or
 `lattice_rules`. The geometry is parametric, in exact rationals (integer numerators over
 a common denominator, compared cross-multiplied): two segments meet
 when p + t (q - p) = a + s (b - a) has a solution with t, s in [0, 1] (Cramer's rule),
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 
 Point = tuple[int, int]
 ACCELS = tuple((ax, ay) for ax in (-1, 0, 1) for ay in (-1, 0, 1))

@@ -27,7 +27,7 @@ import pytest
 from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
 from racecert.certification.lattice.certificate import certify_lattice
 from racecert.model.bekos_import import read_bekos, to_toml
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from racecert.analysis.lattice.pipeline import LatticeAnalysis, analyze_lattice
 from racecert.certification.lattice.certificate import LatticeCertificate, certify_lattice
 from racecert.model.bekos_import import read_bekos, to_toml
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import load_track, parse_track
 
 ROOT = Path(__file__).resolve().parents[1]

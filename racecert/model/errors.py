@@ -31,7 +31,7 @@ class TrackError(Exception):
 
 class LatticeLimitError(Exception):
     """A lattice search met a state its rule profile cannot encode (one line; exit
-    status 4). Raised by `racecert.model.lattice_rules`; it lives here, free of numpy,
+    status 4). Raised by `racecert.model.lattice.rules`; it lives here, free of numpy,
     so that the command line can catch it without importing the lattice rules."""
 
 

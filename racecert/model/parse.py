@@ -22,7 +22,7 @@ from typing import Any
 from racecert.model.cellpath.parse import parse_map_bytes, parse_toml_doc
 from racecert.model.errors import TrackError
 from racecert.model.file_read import read_bounded, too_big
-from racecert.model.lattice_parse import parse_with_rules
+from racecert.model.lattice.parse import parse_with_rules
 from racecert.model.limits import MAX_FILE_BYTES
 from racecert.model.toml_read import read_toml
 from racecert.model.track import Car, Line, Opening, Track

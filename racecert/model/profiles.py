@@ -2,7 +2,7 @@
 
 A *profile* is a rule set with its own kind of track file: the grid rules
 (`racecert.model.track.Track`, docs/rules.md), the classic lattice rules
-(`racecert.model.lattice_track.LatticeTrack`) and the cell-path rules of the
+(`racecert.model.lattice.track.LatticeTrack`) and the cell-path rules of the
 reinforcement-learning and model-checking maps (`racecert.model.cellpath`). Each is one
 `Profile` here, found from a track by its type (`profile_of`), never by a string
 attribute; the layers above (the analysis, the certificate, the command line, the batch)
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from racecert.model.cellpath.track import CellPathTrack
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.track import Track
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def _grid_rules(track: Track) -> RuleProfile:
 
 
 def _lattice_rules(track: LatticeTrack) -> RuleProfile:
-    from racecert.model.lattice_rules import LatticeRules
+    from racecert.model.lattice.rules import LatticeRules
     return LatticeRules(track)
 
 

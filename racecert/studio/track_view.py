@@ -19,7 +19,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from racecert.model.cellpath.track import BLOCKED, GOAL, CellPathTrack
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.profiles import AnyTrack, acceleration_set_name, profile_of
 
 FIT = 640

@@ -9,8 +9,8 @@ import pytest
 
 from racecert.analysis.lattice.pipeline import analyze_lattice, source_dag
 from racecert.analysis.lattice.svg import render_lattice_svg
-from racecert.model.lattice_rules import LatticeRules
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.rules import LatticeRules
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import parse_track
 from racecert.oracle.bfs import layered_bfs
 from tests.certification.test_lattice_certificate import SMALL

@@ -20,8 +20,8 @@ from racecert.certification.lattice.checks import (
     lattice_context,
 )
 from racecert.independent.radical_forms import compare, length, text
-from racecert.model.lattice_rules import LatticeRules
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.rules import LatticeRules
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
 from tests.corruptions import dropping_a_move

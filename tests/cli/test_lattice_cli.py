@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from racecert.cli import main
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import load_track
 
 ROOT = Path(__file__).resolve().parents[2]

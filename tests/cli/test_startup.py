@@ -91,14 +91,14 @@ def test_validate_loads_only_its_own_command_and_no_compiler(tmp_path: Path) -> 
     res, names = imported_modules(tmp_path, AS_MAIN, "validate", *tracks)
     assert res.returncode == 0, res.stderr[-2000:]
     assert [line.partition(": ok")[0] for line in res.stdout.splitlines()] == tracks
-    assert {"racecert.model.lattice_track", "racecert.model.cellpath.track"} <= names
+    assert {"racecert.model.lattice.track", "racecert.model.cellpath.track"} <= names
     assert heavy_in(names) == []
     commands = {n for n in names if n.startswith("racecert.cli.")}
     assert "racecert.cli.validate" in commands
     assert not commands & {"racecert.cli.analyze", "racecert.cli.certify", "racecert.cli.batch",
                            "racecert.cli.studio", "racecert.cli.race"}
     assert not {n for n in names if n.partition(".")[0] == "numba"}
-    assert not {"racecert.model.rules", "racecert.model.lattice_rules",
+    assert not {"racecert.model.rules", "racecert.model.lattice.rules",
                 "racecert.model.cellpath.rules"} & names
 
 

@@ -19,7 +19,7 @@ from racecert.independent.lattice.geometry import (
 from racecert.independent.lattice.search import count_trajectories
 from racecert.independent.race_rules import lattice_accels
 from racecert.independent.radical_forms import add, compare, length
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import parse_track
 from tests import lattice_bruteforce as bf
 from tests.model.test_lattice_rules import polygon_tracks

@@ -13,7 +13,7 @@ import pytest
 
 from racecert.model.bekos_import import parse_bekos, read_bekos, to_toml
 from racecert.model.errors import TrackError
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import parse_track
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from racecert.model.errors import TrackError
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import parse_track
 from racecert.model.profiles import GRID, LATTICE, profile_of
 

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from racecert.model.errors import TrackError
-from racecert.model.lattice_geometry import WallIndex, enters_disc, touches
-from racecert.model.lattice_rules import LatticeLimitError, LatticeRules, lattice_move
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.geometry import WallIndex, enters_disc, touches
+from racecert.model.lattice.rules import LatticeLimitError, LatticeRules, lattice_move
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import parse_track
 from racecert.model.rules import CarState, StateArrays
 from racecert.oracle.bfs import layered_bfs

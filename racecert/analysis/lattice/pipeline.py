@@ -28,8 +28,8 @@ from racecert.analysis.base import BaseAnalysis
 from racecert.analysis.representatives import Extreme, RepresentativeDP, Representatives
 from racecert.model.budget import StateBudget
 from racecert.model.cellpath.track import CellPathTrack
-from racecert.model.lattice_rules import LatticeLimitError, LatticeRules
-from racecert.model.lattice_track import LatticeTrack, Point
+from racecert.model.lattice.rules import LatticeLimitError, LatticeRules
+from racecert.model.lattice.track import LatticeTrack, Point
 from racecert.model.profiles import acceleration_set_name, profile_of
 from racecert.model.radicals import RadicalSum
 from racecert.oracle.bfs import BfsResult, OptimalDag, ProgressFn, layered_bfs

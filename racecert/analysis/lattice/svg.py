@@ -20,7 +20,7 @@ import numpy as np
 from racecert.analysis.lattice.pipeline import LatticeAnalysis
 from racecert.analysis.trajectory import Trajectory
 from racecert.model.cellpath.track import BLOCKED, GOAL, CellPathTrack
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.profiles import profile_of
 
 FIT = 900

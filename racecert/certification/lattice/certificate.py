@@ -28,7 +28,7 @@ from racecert.certification.certificate import (
 from racecert.certification.context import CheckResult, NamedCheck, StepFn
 from racecert.certification.lattice.checks import lattice_context, oracle_starts
 from racecert.model.budget import StateBudget
-from racecert.model.lattice_track import LatticeTrack
+from racecert.model.lattice.track import LatticeTrack
 from racecert.model.profiles import acceleration_set_name, profile_of
 
 

@@ -31,8 +31,8 @@ from racecert.independent.lattice.search import SearchResult, count_trajectories
 from racecert.independent.race_rules import lattice_accels
 from racecert.independent.radical_forms import Sum
 from racecert.model.cellpath.track import CellPathTrack
-from racecert.model.lattice_rules import LatticeRules
-from racecert.model.lattice_track import LatticeTrack, Point
+from racecert.model.lattice.rules import LatticeRules
+from racecert.model.lattice.track import LatticeTrack, Point
 from racecert.model.radicals import RadicalSum
 from racecert.model.rules import StateArrays
 from racecert.oracle.bfs import BfsResult
@@ -142,7 +142,7 @@ def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
     theirs = {(int(src[k]), int(px[k] + vx[k]), int(py[k] + vy[k]), int(vx[k]), int(vy[k]),
                None if arr else int(nn), bool(arr))
               for k, arr, nn in zip(ok.tolist(), arrive.tolist(), net.tolist(), strict=True)}
-    return [compare_moves("racecert.model.lattice_rules (vectorised expand)", GEOMETRY, ours,
+    return [compare_moves("racecert.model.lattice.rules (vectorised expand)", GEOMETRY, ours,
                           theirs, n, len(accels), complete,
                           f"all {len(accels)} accelerations of the {track.accelerations} set",
                           "validity, finishing and the net lap count", t0)]

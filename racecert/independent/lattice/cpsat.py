@@ -42,7 +42,7 @@ from racecert.independent.cpsat_core import (
 )
 from racecert.independent.lattice.geometry import LatticeGeometry
 from racecert.independent.race_rules import ACCELS, LATTICE_ACCELS, lattice_accels
-from racecert.model.lattice_track import LatticeTrack, Point
+from racecert.model.lattice.track import LatticeTrack, Point
 
 Arrival = Literal["exact", "within"]
 

@@ -1,8 +1,8 @@
 """A second geometry of the lattice profile, written apart from the oracle's.
 
-It reads only the track data (`racecert.model.lattice_track`) and re-derives every rule
+It reads only the track data (`racecert.model.lattice.track`) and re-derives every rule
 of docs/rules.md ("The lattice profile") with other formulas than
-`racecert.model.lattice_geometry`:
+`racecert.model.lattice.geometry`:
 
 - segments meet when p + t r = a + u s has a solution with t, u in [0, 1]: Cramer's
   rule on integer numerators (signs normalised so the denominator is positive), and,
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from racecert.independent.race_rules import lattice_accels
-from racecert.model.lattice_track import LatticeTrack, Point
+from racecert.model.lattice.track import LatticeTrack, Point
 
 PLAIN_TOUCH = 1
 """`finish_codes` of a plain finish: 1 when the move touches the finish segment."""

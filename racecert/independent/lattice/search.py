@@ -29,7 +29,7 @@ import numpy as np
 from racecert.independent.lattice.geometry import LatticeGeometry
 from racecert.independent.race_rules import lattice_accels
 from racecert.independent.radical_forms import Sum, add, approx, compare, length
-from racecert.model.lattice_track import LatticeTrack, Point
+from racecert.model.lattice.track import LatticeTrack, Point
 
 NET_RANGE = 128
 

@@ -1,7 +1,7 @@
 """Exact integer geometry of the lattice profile: orientation tests, no floats.
 
 Every predicate is decided by signs of integer cross and dot products (int64 in the
-vectorised forms; local coordinates are bounded by `lattice_track.MAX_COORD`, so no
+vectorised forms; local coordinates are bounded by `track.MAX_COORD`, so no
 product overflows). The scalar functions are the reference the vectorised ones are
 tested against.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from racecert.model.lattice_track import Point
+from racecert.model.lattice.track import Point
 
 
 def orient(a: Point, b: Point, p: Point) -> int:

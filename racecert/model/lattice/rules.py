@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from racecert.model.errors import LatticeLimitError
-from racecert.model.lattice_geometry import (
+from racecert.model.lattice.geometry import (
     WallIndex,
     enters_disc,
     enters_disc_v,
@@ -36,7 +36,7 @@ from racecert.model.lattice_geometry import (
     touches,
     touches_v,
 )
-from racecert.model.lattice_track import ACCELERATION_SETS, LatticeTrack, Point
+from racecert.model.lattice.track import ACCELERATION_SETS, LatticeTrack, Point
 from racecert.model.rules import CarState, Expansion, StateArrays, acceleration_set
 
 LAP_DEFICIT = 4

@@ -3,7 +3,7 @@
 A `LatticeTrack` is the immutable, validated description of one track of the classic
 lattice rules (docs/rules.md, "The lattice profile"; docs/track-format.md, "Lattice
 tracks"). It holds data only — no geometry — so that both the oracle's rule profile
-(`racecert.model.lattice_rules`) and the independent side
+(`racecert.model.lattice.rules`) and the independent side
 (`racecert.independent.lattice.geometry`) read the same track and nothing else.
 
 Coordinates: every point is stored *local*, i.e. shifted so that the bounds are
@@ -64,7 +64,7 @@ class LatticeFinish:
 @dataclass(frozen=True)
 class LatticeTrack:
     """A validated lattice track. Build one with `racecert.model.parse.load_track` on a
-    file with ``rules = "lattice"``, or `racecert.model.lattice_parse.parse_lattice`."""
+    file with ``rules = "lattice"``, or `racecert.model.lattice.parse.parse_lattice`."""
 
     name: str
     width: int

@@ -15,8 +15,8 @@ import re
 from typing import Any
 
 from racecert.model.errors import TrackError
-from racecert.model.lattice_geometry import enters_disc, orient, touches
-from racecert.model.lattice_track import (
+from racecert.model.lattice.geometry import enters_disc, orient, touches
+from racecert.model.lattice.track import (
     ACCELERATION_SETS,
     MAX_COORD,
     MAX_SIDE,
