@@ -14,7 +14,8 @@ from pysat.solvers import Solver
 import racecert.independent.displacement_cnf as dcnf
 import racecert.independent.kinematics_cnf as kcnf
 from benchmarks.generate import corridor, open_area
-from racecert.api import Analysis, analyze
+from racecert import Analysis
+from racecert.api import analyze
 from racecert.certification.checks import CHECKS
 from racecert.certification.context import CertifyContext, MethodKind, Verdict
 from racecert.certification.displacement_checks import FIGURE, check_m_star_displacement

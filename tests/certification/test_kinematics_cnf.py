@@ -14,7 +14,8 @@ import pytest
 from pysat.solvers import Solver
 
 from benchmarks.generate import open_area, serpentine
-from racecert.api import Analysis, analyze
+from racecert import Analysis
+from racecert.api import analyze
 from racecert.certification.context import CertifyContext, MethodKind, Verdict
 from racecert.certification.kinematics_checks import (
     SAT_FIGURE,
