@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from racecert.model.budget import LimitReached
+
 
 @dataclass
 class TrackError(Exception):
@@ -29,10 +31,13 @@ class TrackError(Exception):
         return one_line(f"{place}:{where} {self.message}")
 
 
-class LatticeLimitError(Exception):
-    """A lattice search met a state its rule profile cannot encode (one line; exit
-    status 4). Raised by `racecert.model.lattice.rules`; it lives here, free of numpy,
-    so that the command line can catch it without importing the lattice rules."""
+class LatticeLimitError(LimitReached):
+    """A lattice search met a state its rule profile cannot encode, or held more states
+    than the lattice pipeline's own cap (one line; exit status 4). A `LimitReached`, so
+    every caller that ends a run on a resource limit (the command line, the studio's jobs,
+    the batch's tasks) ends it here too. Raised by `racecert.model.lattice.rules` and the
+    lattice pipeline; it lives here, free of numpy, so that the command line can catch it
+    without importing the lattice rules."""
 
 
 def one_line(text: str) -> str:

@@ -285,3 +285,18 @@ def test_a_local_batch_leaves_nothing_in_the_temp_folder(
                  str(track_folder)])
     assert code == 0, capsys.readouterr().err
     assert list(tmp.iterdir()) == []
+
+
+def test_a_lattice_search_over_its_cap_is_a_limit(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    """The lattice pipeline's own cap (`LatticeLimitError`, a `LimitReached`) is recorded
+    as a limit, not as an internal error."""
+    from racecert.analysis.lattice import pipeline
+    from racecert.model.bundled import track_path
+
+    monkeypatch.setattr(pipeline, "MAX_STATES", 5)
+    with ResultStore(tmp_path / "r.duckdb") as store:
+        job = plan_batch([str(track_path("lattice/riddler"))], store, BatchSettings()).jobs[0]
+    out = run_job(job)
+    assert (out.status, out.error_kind) == ("error", "limit")
+    assert out.error.startswith("the search holds ")

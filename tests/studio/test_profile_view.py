@@ -151,3 +151,23 @@ def test_view_jobs_refuse_the_race_the_editor_key_and_a_bad_text(client: TestCli
         r = client.post("/api/jobs", json=body)
         error = r.json()["error"]
         assert r.status_code == 400 and "\n" not in error and words in error, (body, error)
+
+
+def test_a_lattice_search_over_its_cap_is_a_limit_not_an_internal_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lattice pipeline's own state cap (`LatticeLimitError`) ends a job as a resource
+    limit, like the studio's --max-states, never as "internal error"."""
+    import io
+    import json
+
+    from racecert.analysis.lattice import pipeline
+    from racecert.studio import worker
+
+    monkeypatch.setattr(pipeline, "MAX_STATES", 5)
+    out = io.StringIO()
+    toml = (TRACKS / "lattice" / "riddler.toml").read_text()
+    worker.run_job({"kind": "analyze", "toml": toml, "options": {"file": "riddler.toml"}},
+                   out)
+    last = json.loads(out.getvalue().splitlines()[-1])
+    assert last["type"] == "error" and last["limit"] is True
+    assert last["message"].startswith("the search holds ")
