@@ -90,9 +90,9 @@ def register(c: argparse.ArgumentParser) -> None:
                         "verdicts on any machine, unlike wall seconds")
     c.add_argument("--best-start", action="store_true",
                    help="lattice tracks: certify the figures over every start position")
-    c.add_argument("--count-limit", metavar="N", default=DEFAULT_COUNT_LIMIT,
+    c.add_argument("--count-limit", metavar="N", default=None,
                    type=integer(0, MAX_COUNT_LIMIT, "a count"),
-                   help=f"largest optimal count enumerated by CP-SAT, 0 to "
+                   help=f"grid tracks: largest optimal count enumerated by CP-SAT, 0 to "
                         f"{MAX_COUNT_LIMIT:,} (default {DEFAULT_COUNT_LIMIT})")
     add_limit_arguments(c)
     c.set_defaults(func=cmd_certify)
@@ -227,7 +227,8 @@ def run_certify(track: AnyTrack, args: argparse.Namespace, out_dir: Path | None,
             return profile.certify(track, best_start=args.best_start, step=display.step,
                                    progress=display.bfs, work=display.work,
                                    cpsat_budget=args.cpsat_budget,
-                                   count_limit=args.count_limit, out_dir=out_dir,
+                                   count_limit=DEFAULT_COUNT_LIMIT if args.count_limit is None
+                                   else args.count_limit, out_dir=out_dir,
                                    budget=budget)
     finally:
         bar.close()
@@ -308,9 +309,13 @@ def cmd_certify(args: argparse.Namespace) -> int:
     out = check_output_file(args.out) if args.out else None
     with run_limits(args) as limits:  # before the track is read: --timeout counts it
         track = load_named_track(args.track)
-        refused = certification_profile(track).refusal(best_start=args.best_start)
+        profile = certification_profile(track)
+        refused = profile.refusal(best_start=args.best_start)
         if refused is not None:
             return print_error(f"--best-start: {refused[1]}")
+        if args.count_limit is not None and profile.unused(["count_limit"]):
+            return print_error(f"--count-limit: a track of the {profile.model.title} has no "
+                               "enumeration of its optimal trajectories (grid tracks only)")
         if out is None:
             cert = run_certify(track, args, None, limits.budget)
             data = cert.to_json()

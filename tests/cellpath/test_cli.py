@@ -87,3 +87,13 @@ def test_max_states_bounds_a_cell_path_track(command: str, tmp_path: Path, capsy
     assert captured.out == ""
     assert "state limit reached" in captured.err.splitlines()[-1]
     assert not out.exists()
+
+
+def test_a_grid_only_certify_option_is_refused_not_ignored(capsys) -> None:
+    """`--count-limit` bounds the grid certificate's enumeration; on a cell-path track it
+    would do nothing, so it is one line and exit 2 instead of silently dropped."""
+    chicane = str(ROOT / "tracks" / "cellpath" / "chicane.toml")
+    assert main(["certify", chicane, "--count-limit", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: --count-limit: ")
+    assert "grid tracks only" in err

@@ -51,7 +51,7 @@ def html_rows(a: LatticeAnalysis) -> HtmlRows:
     count, the optimal starts, green and blue (the figures a lattice track has; the others
     say why they do not exist in its JSON's ``skipped``)."""
     t, b = a.track, a.bfs
-    rows = [("track", t.name, "lattice rules (continuous walls, lattice points)"),
+    rows = [("track", t.name, profile_of(t).title),
             ("accelerations", acceleration_set_name(t), "the set each move picks from"),
             ("starts", str(len(a.considered)), "best start searched" if a.best_start
              else "the declared start")]

@@ -94,6 +94,8 @@ def check_m_star_cpsat(ctx: CertifyContext) -> list[CheckResult]:
     if m is None:
         return result(Verdict.NOT_APPLICABLE, None, "the oracle finds no arrival: the "
                       "independent search checks that")
+    if m < 1:  # no start is a goal cell (the parser refuses one): a run takes a move
+        return result(Verdict.DISAGREE, None, f"m* = {m} < 1, but no start is a goal cell")
     try:
         table = build_table(track, speed_bound(track, m))
     except SizeBudgetExceeded as e:
