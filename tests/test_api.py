@@ -73,7 +73,7 @@ def test_every_profile_goes_through_the_same_api() -> None:
     first = racecert.analyze(lattice)
     assert best.best_start and not first.best_start
     assert best.bfs.m_star <= first.bfs.m_star
-    c = racecert.certify(cell)
+    c = racecert.certify("cellpath/chicane")  # the smaller map: its CP-SAT m* is cheaper
     assert type(c).__name__ == "LatticeCertificate" and c.status == "certified"
     assert {f.name for f in c.figures} >= {"m_star", "optimal_count"}
 

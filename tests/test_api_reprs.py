@@ -169,13 +169,13 @@ def test_the_certificate_has_one_row_per_figure_with_its_verdict(certificate) ->
 def test_a_lattice_certificate_shows_its_own_figures() -> None:
     """A cell-path certificate (the start-list profiles' `LatticeCertificate`) shows the
     same headline and one row per figure of its profile, with their verdicts."""
-    c = racecert.certify("cellpath/hairpin")
+    c = racecert.certify("cellpath/chicane")
     page = Page(c._repr_html_())
     assert page.well_formed(), page.errors
     rows = page.rows["racecert-figures"]
     assert [r[0] for r in rows] == [f.name for f in c.figures]
     m_star = rows[[f.name for f in c.figures].index("m_star")]
-    assert m_star[1] == "15" and m_star[2] == "✓ agree"
+    assert m_star[1] == "11" and m_star[2] == "✓ agree"
     headline = next(a for t, a in page.tags if a.get("class") == "racecert-headline")
     assert headline["data-status"] == c.status == "certified"
     assert "racecert-other-checks" not in page.rows

@@ -69,10 +69,11 @@ def test_import_of_a_bad_map_is_one_line_exit_2(tmp_path: Path, capsys) -> None:
 
 def test_certify_and_picture(tmp_path: Path, capsys) -> None:
     out, svg = tmp_path / "c.json", tmp_path / "p.svg"
-    assert main(["certify", HAIRPIN, "--best-start", "-o", str(out)]) == 0
+    chicane = str(ROOT / "tracks" / "cellpath" / "chicane.toml")
+    assert main(["certify", chicane, "--best-start", "-o", str(out)]) == 0
     data = json.loads(out.read_text())
     assert data["rules"] == "cell-path" and data["status"] == "certified"
-    assert data["figures"]["m_star"]["value"] == 15
+    assert data["figures"]["m_star"]["value"] == 11
     capsys.readouterr()
     assert main(["analyze", HAIRPIN, "-o", str(svg)]) == 0
     text = svg.read_text()
