@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from racecert.model.cellpath.parse import parse_map_bytes, parse_toml_doc
 from racecert.model.errors import TrackError
@@ -40,6 +40,9 @@ from racecert.model.validate import (
     show,
     validate_track,
 )
+
+if TYPE_CHECKING:
+    from racecert.model.profiles import AnyTrack
 
 __all__ = ["load_track", "parse_track", "validate_track"]
 
@@ -92,8 +95,9 @@ class _Source(Places):
         return start + 1 + row
 
 
-def load_track(path: str | Path) -> Track:
-    """Read, parse and validate a track file.
+def load_track(path: str | Path) -> AnyTrack:
+    """Read, parse and validate a track file: a `Track`, `LatticeTrack` or `CellPathTrack`
+    as the file says (`racecert.model.profiles.profile_of` tells which, by type).
 
     Only a regular file is read (a FIFO would block, a device never ends), and
     at most `MAX_FILE_BYTES` of it; it is checked with `os.stat` before it is
@@ -110,7 +114,7 @@ def _read_file(path: str) -> bytes:
     return read_bounded(path, MAX_FILE_BYTES, "track")
 
 
-def parse_track(data: bytes | str, path: str = "<string>") -> Track:
+def parse_track(data: bytes | str, path: str = "<string>") -> AnyTrack:
     """Parse track bytes or text.
 
     Bytes are the file's exact bytes: their SHA-256 names the track; text is
@@ -131,7 +135,7 @@ def parse_track(data: bytes | str, path: str = "<string>") -> Track:
     if len(data) > MAX_FILE_BYTES:
         raise too_big(path, MAX_FILE_BYTES)
     if path.endswith(".track"):
-        return parse_map_bytes(data, path)  # type: ignore[return-value]
+        return parse_map_bytes(data, path)
     sha = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8")
@@ -140,9 +144,9 @@ def parse_track(data: bytes | str, path: str = "<string>") -> Track:
     src = _Source(path, text)
     doc = read_toml(text, path)
     if doc.get("rules") == "cell-path":
-        return parse_toml_doc(doc, text, path, sha)  # type: ignore[return-value]
+        return parse_toml_doc(doc, text, path, sha)
     if "rules" in doc:
-        return parse_with_rules(doc, text, path, sha)  # type: ignore[return-value]
+        return parse_with_rules(doc, text, path, sha)
     return _build(doc, src, sha)
 
 
