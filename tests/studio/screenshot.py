@@ -14,7 +14,10 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import sync_playwright
 
@@ -22,14 +25,22 @@ from racecert.studio.server import background
 from tests.studio.conftest import TRACKS, make_app
 
 
-def studio(browser, out: str) -> None:
+@contextmanager
+def analysed(browser, track: str) -> Iterator[Any]:
+    """A studio page on `track` (under tracks/), analysed; closed on leaving."""
     with tempfile.TemporaryDirectory() as folder, \
-            background(make_app(Path(folder), initial=TRACKS / "ocho.toml")) as url:
+            background(make_app(Path(folder), initial=TRACKS / track)) as url:
         page = browser.new_page(viewport={"width": 1400, "height": 820})
         page.goto(url)
         page.wait_for_selector("body[data-ready=true]")
         page.click("#btn-analyse")
         page.wait_for_selector("#figures:not([hidden])", timeout=60_000)
+        yield page
+        page.close()
+
+
+def studio(browser, out: str) -> None:
+    with analysed(browser, "ocho.toml") as page:
         a, b = page.evaluate("""() => {
             let best = null;  // the bridge move highest on the grid, of any trajectory
             for (const t of window.studio.analysis.trajectories) for (const s of t.steps)
@@ -42,17 +53,10 @@ def studio(browser, out: str) -> None:
         page.mouse.move((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
         page.wait_for_selector("#tooltip:not([hidden])")
         page.screenshot(path=out)
-        page.close()
 
 
 def race(browser, out: str) -> None:
-    with tempfile.TemporaryDirectory() as folder, \
-            background(make_app(Path(folder), initial=TRACKS / "4_esquinas.toml")) as url:
-        page = browser.new_page(viewport={"width": 1400, "height": 820})
-        page.goto(url)
-        page.wait_for_selector("body[data-ready=true]")
-        page.click("#btn-analyse")
-        page.wait_for_selector("#figures:not([hidden])", timeout=60_000)
+    with analysed(browser, "4_esquinas.toml") as page:
         page.click("#race-panel button:has-text('+ car')")
         page.select_option('select[data-car="2"]', "alonso")
         page.click("#btn-race")
@@ -63,19 +67,11 @@ def race(browser, out: str) -> None:
         page.evaluate("document.getElementById('panels').scrollTop = 1e6")
         page.mouse.move(5, 400)
         page.screenshot(path=out)
-        page.close()
 
 
 def lattice(browser, out: str) -> None:
-    with tempfile.TemporaryDirectory() as folder, \
-            background(make_app(Path(folder), initial=TRACKS / "lattice/riddler.toml")) as url:
-        page = browser.new_page(viewport={"width": 1400, "height": 820})
-        page.goto(url)
-        page.wait_for_selector("body[data-ready=true]")
-        page.click("#btn-analyse")
-        page.wait_for_selector("#figures:not([hidden])", timeout=60_000)
+    with analysed(browser, "lattice/riddler.toml") as page:
         page.screenshot(path=out)
-        page.close()
 
 
 def main(out: str, race_out: str, lattice_out: str) -> None:
