@@ -87,6 +87,15 @@ def test_the_table_is_refused_past_its_size_budget() -> None:
         build_table(t, 3, max_candidates=10)
 
 
+def test_few_candidates_at_a_great_speed_are_refused_by_their_walks() -> None:
+    """A tiny map at a huge speed: few candidates, but each a walk of vmax ticks (the
+    review's case: 9 cells at vmax 80 took 8.8 s to tabulate under the candidate budget)."""
+    t = _track("s...g")
+    assert 4 * (2 * 80 + 1) ** 2 <= cpsat.MAX_TABLE_CANDIDATES  # the candidates fit
+    with pytest.raises(SizeBudgetExceeded, match=r"ticks \(.* of up to 80 ticks\)"):
+        build_table(t, 80)
+
+
 def _small() -> CellPathTrack:
     """The first seeded map with m* >= 3 (so m* - 2 >= 1 is a real horizon)."""
     return next(t for t, b in map(map_and_brute, SEEDS) if b.m_star and b.m_star >= 3)

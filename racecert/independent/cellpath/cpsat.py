@@ -62,6 +62,10 @@ Row = tuple[int, int, int, int, int, int, int]
 MAX_TABLE_CANDIDATES = 250_000
 """Size budget of the move table: (cells a car may stand on) x (velocities) candidate
 moves. Past it the table is not built (`SizeBudgetExceeded`)."""
+MAX_TABLE_TICKS = 5_000_000
+"""Size budget of the walks behind the table: candidate moves x the longest walk (vmax
+ticks), what building the table costs (a few candidates at a great speed are cheap to
+count but long to walk)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,10 @@ def build_table(track: CellPathTrack, vmax: int, *, max_candidates: int | None =
     if n > max_candidates:
         raise SizeBudgetExceeded("the cell-path CP-SAT move table", n, max_candidates,
                                  "candidate moves")
+    if n * vmax > MAX_TABLE_TICKS:
+        raise SizeBudgetExceeded("the cell-path CP-SAT move table's walks", n * vmax,
+                                 MAX_TABLE_TICKS, "ticks",
+                                 note=f"{n:,} candidate moves of up to {vmax} ticks")
     w, h, grid = track.width, track.height, track.rows
     rows: list[Row] = []
     for x, y in _stands(track):
