@@ -33,6 +33,7 @@ independent method reproduces.
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -211,7 +212,7 @@ def timing_json(total: float, results: tuple[CheckResult, ...],
     return out
 
 
-class Judged:
+class Judged(ABC):
     """The one certificate type of every rule profile (python-chess style: the grid's
     `Certificate` and the start-list profiles' `LatticeCertificate` are its subclasses;
     `racecert.certification.profiles` finds a track's).
@@ -234,9 +235,9 @@ class Judged:
         """The rule profile of the certified track (`racecert.model.profiles`)."""
         return profile_of(self.track)
 
+    @abstractmethod
     def to_json(self) -> dict[str, Any]:
         """The certificate file of `racecert certify -o` (docs/certificate.md)."""
-        raise NotImplementedError(f"{type(self).__name__} writes no JSON")
 
     @property
     def other_checks(self) -> tuple[CheckResult, ...]:
