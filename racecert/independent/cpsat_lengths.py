@@ -49,6 +49,7 @@ from typing import Literal, Protocol
 import sympy
 from ortools.sat.python import cp_model
 
+from racecert.independent import cpsat_core
 from racecert.independent.budgets import DEFAULT_CPSAT_BUDGET
 from racecert.independent.cpsat import RaceModel, build
 from racecert.independent.interrupt import cpsat_solve
@@ -164,11 +165,8 @@ class _RaceLengths:
 
 
 def _solver(budget: float, w: Weighted) -> cp_model.CpSolver:
-    s = cp_model.CpSolver()
-    s.parameters.num_workers = 1
-    s.parameters.max_deterministic_time = budget
+    s = cpsat_core.solver(budget, 1, w.presolve)
     if not w.presolve:
-        s.parameters.cp_model_presolve = False
         s.parameters.cp_model_probing_level = 0
         s.parameters.linearization_level = 0
     return s

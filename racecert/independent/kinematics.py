@@ -58,6 +58,7 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
+from racecert.independent import cpsat_core
 from racecert.independent.budgets import DEFAULT_CPSAT_BUDGET, SizeBudgetExceeded
 from racecert.independent.geometry import Geometry
 from racecert.independent.interrupt import cpsat_solve
@@ -339,9 +340,7 @@ def solve(m: KinematicsModel, budget: float = DEFAULT_CPSAT_BUDGET, workers: int
           ) -> KinematicsSolve:
     """Solve `m` with CP-SAT within `budget` deterministic time units."""
     b = build(m)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_deterministic_time = budget
-    solver.parameters.num_workers = workers
+    solver = cpsat_core.solver(budget, workers)
     code = cpsat_solve(solver, b.model)
     name = solver.StatusName(code)
     spent = solver.deterministic_time
