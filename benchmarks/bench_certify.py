@@ -66,6 +66,15 @@ def _kinds(figure: dict) -> str:
     return ", ".join(short.get(k, k) for k in figure["confirmed_by"]) or "-"
 
 
+def _work(check: dict) -> str:
+    """The check's deterministic work; for a check that did no work (skipped for size,
+    not applicable), its reason, which names the size measured against its budget."""
+    if check["work"]:
+        return str(check["work"])
+    reason = " ".join(str(check.get("reason") or "").split()).replace("|", "/")
+    return reason[:160] + ("..." if len(reason) > 160 else "") if reason else "-"
+
+
 def _checks(cert: dict) -> list[str]:
     seen: dict[tuple[str, str], dict] = {}
     seconds = {(t["figure"], t["method"]): t["seconds"] for t in cert["timing"]["checks"]}
@@ -77,7 +86,7 @@ def _checks(cert: dict) -> list[str]:
     rows = ["| check | method | verdict | work | s |", "|---|---|---|---|---|"]
     for (figure, method), c in seen.items():
         short = method if len(method) <= 70 else method[:67] + "..."
-        rows.append(f"| {figure} | {short} | {c['verdict']} | {c['work'] or '-'} | "
+        rows.append(f"| {figure} | {short} | {c['verdict']} | {_work(c)} | "
                     f"{c['seconds']:.2f} |")
     return rows
 
