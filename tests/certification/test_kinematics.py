@@ -6,22 +6,35 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from fractions import Fraction
+from math import gcd
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import corridor, open_area, serpentine
 from racecert.certification.context import CertifyContext, Verdict
 from racecert.certification.kinematics_checks import check_m_star_kinematics
 from racecert.independent.geometry import Geometry, VState
-from racecert.independent.kinematics import layer_count, midpoints, rectangles, refine
+from racecert.independent.kinematics import (
+    KinematicsModel,
+    explaining_sample,
+    layer_count,
+    mid_walls,
+    midpoints,
+    rectangles,
+    refine,
+    sample_point,
+    sample_walls,
+)
 from racecert.independent.race_rules import OpeningRule
 from racecert.model.parse import load_track, parse_track
 from racecert.model.track import Track
 from racecert.oracle.bfs import layered_bfs
 from tests.certification.test_geometry_crosscheck import RING_TRACK
+from tests.strategies import GeneratedTrack, small_tracks
 
 TRACKS = Path(__file__).resolve().parents[2] / "tracks"
 OPEN = parse_track(open_area(40, 20, 34).encode(), "open40.toml")
@@ -107,10 +120,11 @@ def test_every_valid_move_has_an_allowed_midpoint(name: str) -> None:
 
 
 def test_every_cut_is_a_move_the_geometry_refuses() -> None:
-    """On candelabro the relaxed car still finds moves that only the full walk refuses:
+    """On tiny_circuit_nocont the relaxed car still finds moves that only the full walk
+    refuses (zero velocity, a line crossed the wrong way: no sample family explains them):
     each is cut, and each cut is refused by the geometry from every previous velocity,
     progress and phase."""
-    track = load_track(str(TRACKS / "candelabro.toml"))
+    track = load_track(str(TRACKS / "tiny_circuit_nocont.toml"))
     m = layered_bfs(track, "exact").m_star
     lower = refine(track, m - 1)
     assert lower.status == "infeasible" and lower.cuts
@@ -147,3 +161,96 @@ def test_a_model_over_its_size_budget_is_skipped(monkeypatch: pytest.MonkeyPatch
     assert r.verdict == Verdict.SKIPPED
     assert "the kinematics model holds 14 step-rectangles, over its size budget of 10" \
         in r.reason
+
+
+FAMILIES = tuple((j, n) for n in (3, 5, 7, 9) for j in range(1, n) if gcd(j, n) == 1)
+
+
+def _inside(point: tuple[int, int], rects: tuple[tuple[int, int, int, int], ...]) -> bool:
+    return any(x0 <= point[0] <= x1 and y0 <= point[1] <= y1 for x0, x1, y0, y1 in rects)
+
+
+def _crosses(wall: tuple[int, int, int], u0: int, u1: int, w0: int, w1: int) -> bool:
+    c, a, b = wall
+    return min(u0, u1) < c < max(u0, u1) and a <= w0 <= b and a <= w1 <= b
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(small_tracks())
+def test_no_valid_move_is_excluded_by_the_point_conditions(gt: GeneratedTrack) -> None:
+    """Soundness of every condition on a move's points: each move the independent geometry
+    allows on some layer, from a cell a move may start on (an end cell or the car's), keeps
+    every sample family up to n = 9 (its point in no `sample_walls` rectangle), the
+    midpoint condition (in no `mid_walls` rectangle) and the row and column walls; and
+    every state reachable from the car has its velocity within the box speeds."""
+    track = gt.track
+    g = Geometry(track)
+    m = KinematicsModel.of(track, 1, g)
+    layers = range(layer_count(track))
+    starts = {(x, y) for y in range(track.height) for x in range(track.width)
+              if any(g.endable(lay, x, y) for lay in layers)} | {track.car.position}
+    scaled = {n: sample_walls(m, n) for n in (3, 5, 7, 9)}
+    banned_mid = mid_walls(m)
+    for x, y in starts:
+        for vx in range(-track.width + 1, track.width):
+            for vy in range(-track.height + 1, track.height):
+                if (vx, vy) == (0, 0) or not (0 <= x + vx < track.width
+                                              and 0 <= y + vy < track.height):
+                    continue
+                if not any(g._walk(x, y, vx, vy, lay)[0] for lay in layers):
+                    continue
+                move = (x, y, vx, vy)
+                for j, n in FAMILIES:
+                    assert not _inside((n * x + j * vx, n * y + j * vy), scaled[n]), (move, j, n)
+                assert not _inside((2 * x + vx, 2 * y + vy), banned_mid), move
+                for wall in m.row_walls:
+                    assert not _crosses(wall, y, y + vy, x, x + vx), (move, wall)
+                for wall in m.col_walls:
+                    assert not _crosses(wall, x, x + vx, y, y + vy), (move, wall)
+    sx, sy = m.box_speeds
+    seen, frontier = {g.initial()}, [g.initial()]
+    while frontier:
+        s = frontier.pop()
+        assert abs(s.vx) <= sx and abs(s.vy) <= sy, s
+        for ax in (-1, 0, 1):
+            for ay in (-1, 0, 1):
+                v = g.move(s, (ax, ay))
+                if v.valid and not v.arrives and v.state not in seen:
+                    seen.add(v.state)
+                    frontier.append(v.state)
+
+
+@given(st.integers(-20, 20), st.integers(-20, 20), st.integers(-30, 30), st.integers(-30, 30),
+       st.sampled_from(FAMILIES))
+def test_a_sample_point_is_strictly_inside_the_cell_it_names(x: int, y: int, vx: int, vy: int,
+                                                             family: tuple[int, int]) -> None:
+    """n odd: the point p + (j/n) v is never on a cell edge, and rounding names the cell
+    whose open square holds it."""
+    j, n = family
+    cx, cy = sample_point(x, y, vx, vy, j, n)
+    px, py = Fraction(x) + Fraction(j, n) * vx, Fraction(y) + Fraction(j, n) * vy
+    assert cx - Fraction(1, 2) < px < cx + Fraction(1, 2)
+    assert cy - Fraction(1, 2) < py < cy + Fraction(1, 2)
+
+
+def test_the_first_family_that_explains_a_jump() -> None:
+    """A jump over a one-cell row is explained by the least n, then the least j, whose
+    point falls on it; a move that touches no off cell at a sample is not explained."""
+    row = frozenset((x, 3) for x in range(10))
+    assert explaining_sample(row, 0, 0, 1, 7) == (2, 5)  # 1/3 and 2/3 miss row 3
+    assert explaining_sample(row, 0, 0, 0, 5) == (2, 3)  # 2/3 of 5 is 3.33: row 3
+    assert explaining_sample(row, 0, 4, 3, 2) is None
+
+
+LLANURA = load_track(str(TRACKS / "llanura.toml"))
+
+
+def test_llanura_has_six_row_walls_and_no_jump_below_m_star() -> None:
+    """The six hedges are the row walls (each run inside the box of end cells, columns 1
+    to 38); with them CP-SAT refutes T = m* - 1 = 68 at once: no cut, no sample family."""
+    m = KinematicsModel.of(LLANURA, 68)
+    assert m.row_walls == ((11, 1, 30), (22, 9, 38), (33, 1, 30), (44, 9, 38),
+                           (55, 1, 30), (66, 9, 38))
+    assert m.col_walls == () and m.box == (1, 38, 1, 76) and m.box_speeds == (8, 11)
+    lower = refine(LLANURA, 68, model=m)
+    assert (lower.status, lower.cuts, lower.samples) == ("infeasible", (), ())
