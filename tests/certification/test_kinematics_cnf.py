@@ -227,3 +227,40 @@ def test_a_threshold_literal_is_the_inequality(ca: int, cb: int, b_lo: int, b_hi
                 ok, implied = s.propagate(assumptions=fix)
                 assert ok and (lit if want else -lit) in implied, (k, va, vb)
 
+
+LLANURA = load_track(str(TRACKS / "llanura.toml"))
+
+
+@cache
+def _llanura_ctx() -> CertifyContext:
+    return ctx_of(LLANURA)
+
+
+def test_llanura_lower_bound_has_a_checked_proof() -> None:
+    """Issue #19's last gap: llanura's m* = 69 gets its lower bound from the kinematics
+    CNF with a checked DRUP proof (the row walls keep the relaxed car from jumping the
+    hedges; the light model, y velocity free, is small enough to refute), and the CP-SAT
+    check a witness at 69 that the independent geometry replays."""
+    results = check_m_star_kinematics(_llanura_ctx())
+    cp, sat = results[0], next(r for r in results if r.figure == SAT_FIGURE)
+    assert (cp.verdict, cp.method_value) == (Verdict.AGREE, 69), cp.reason
+    assert Geometry(LLANURA).replay(list(ast.literal_eval(dict(cp.artefacts)["witness"])))[0]
+    assert (sat.verdict, sat.method_value, sat.kind) == (
+        Verdict.AGREE, "> 68", MethodKind.CHECKED_PROOF), sat.reason
+    assert dict(sat.artefacts)["proof check"] == "verified"
+    assert "the light model" in sat.reason
+
+
+@pytest.mark.parametrize("shift", [1, -1])
+def test_a_wrong_llanura_m_star_disagrees(shift: int) -> None:
+    """Corruption: m* claimed as 70 gets a replayed trajectory of 69 moves; claimed as 68,
+    the relaxation has no arrival within 68 moves (and its lower bound at 67 is checked)."""
+    ctx = _llanura_ctx()
+    wrong = dataclasses.replace(ctx, exact=dataclasses.replace(ctx.exact, m_star=69 + shift))
+    results = check_m_star_kinematics(wrong)
+    r = results[0]
+    assert r.verdict == Verdict.DISAGREE, r.reason
+    assert r.method_value == ("<= 69" if shift == 1 else "> 68")
+    if shift == -1:
+        sat = next(x for x in results if x.figure == SAT_FIGURE)
+        assert (sat.verdict, sat.method_value) == (Verdict.AGREE, "> 67"), sat.reason
