@@ -34,10 +34,11 @@ from racecert.independent.geometry import Geometry
 from racecert.independent.kinematics import (
     MAX_CUTS,
     MAX_SAMPLES,
+    NO_FAMILIES,
     Cut,
+    Families,
     KinematicsModel,
     Refinement,
-    Sample,
     light,
     refine,
 )
@@ -69,10 +70,10 @@ def _work(*parts: Refinement) -> str:
 
 
 def _refined(r: Refinement) -> str:
-    """'3 cuts', or '3 cuts, 1 sample family' where the refinement added families."""
-    families = len(r.samples)
-    return _n(len(r.cuts), "cut") + (
-        f", {families} sample famil{'y' if families == 1 else 'ies'}" if families else "")
+    """'3 cuts', or '3 cuts, 1 sample family, no standstill' where the refinement added
+    families (`Families.describe`)."""
+    families = r.families.describe()
+    return _n(len(r.cuts), "cut") + (f", {families}" if families else "")
 
 
 def _n(count: int, noun: str) -> str:
@@ -110,7 +111,7 @@ def _check(ctx: CertifyContext) -> list[CheckResult]:
     budget = ctx.cpsat_budget
     parts: list[Refinement] = []
     cuts: tuple[Cut, ...] = ()
-    samples: tuple[Sample, ...] = ()
+    families = NO_FAMILIES
     if m >= 2:
         ctx.report(f"CP-SAT kinematics at T = {m - 1} (budget {budget:g} deterministic time "
                    f"units, at most {MAX_CUTS} cuts and {MAX_SAMPLES} sample families)",
@@ -129,11 +130,11 @@ def _check(ctx: CertifyContext) -> list[CheckResult]:
                                    f"{m - 1} found no refuting set of cuts ({below.reason})",
                                    0.0, kind=MethodKind.CHECKED_PROOF))
             return result(None, Verdict.TIMEOUT, f"at T = {m - 1}: {below.reason}", below)
-        cuts, samples = below.cuts, below.samples
-        sat.append(sat_lower_bound(ctx, track, g, model, m, cuts, samples))
+        cuts, families = below.cuts, below.families
+        sat.append(sat_lower_bound(ctx, track, g, model, m, cuts, families))
     spent = sum(r.work for r in parts)
     at = refine(track, m, budget=max(budget - spent, 0.0), workers=ctx.workers, cuts=cuts,
-                samples=samples, geometry=g, model=model)
+                families=families, geometry=g, model=model)
     parts.append(at)
     if at.status == "infeasible":
         return result(f"> {m}", Verdict.DISAGREE, f"no arrival within {m} moves even in the "
@@ -152,16 +153,16 @@ def _check(ctx: CertifyContext) -> list[CheckResult]:
 
 
 def sat_lower_bound(ctx: CertifyContext, track: Track, g: Geometry, model: KinematicsModel,
-                    m: int, cuts: tuple[Cut, ...], samples: tuple[Sample, ...] = ()
+                    m: int, cuts: tuple[Cut, ...], families: Families = NO_FAMILIES
                     ) -> CheckResult:
     """The lower bound again, by SAT with a checked DRUP proof over the same model, cuts
-    and sample families (more of them if the SAT solver finds a relaxed solution that
-    CP-SAT did not); where that runs out of its conflicts, over the light model
-    (`kinematics.light`) with `KINEMATICS_LIGHT_CONFLICTS` more."""
+    and families (more of them if the SAT solver finds a relaxed solution that CP-SAT did
+    not); where that runs out of its conflicts, over the light model (`kinematics.light`)
+    with `KINEMATICS_LIGHT_CONFLICTS` more."""
     t0 = time.perf_counter()
-    ctx.report(f"SAT kinematics CNF at T = {m - 1} ({len(cuts)} cuts, {len(samples)} sample "
-               f"families, budget {KINEMATICS_SAT_CONFLICTS:,} conflicts) with a DRUP proof "
-               "check", 0, None)
+    ctx.report(f"SAT kinematics CNF at T = {m - 1} ({_n(len(cuts), 'cut')}"
+               f"{', ' + families.describe() if families.describe() else ''}, budget "
+               f"{KINEMATICS_SAT_CONFLICTS:,} conflicts) with a DRUP proof check", 0, None)
     record: list[SatSolve] = []
     path = proof_target(ctx.out_dir, f"{track_slug(track.name)}-kinematics-T{m - 1}.drup")
 
@@ -172,7 +173,7 @@ def sat_lower_bound(ctx: CertifyContext, track: Track, g: Geometry, model: Kinem
                            kind=MethodKind.CHECKED_PROOF)
 
     def attempt(on: KinematicsModel, budget: int) -> Refinement:
-        return refine(track, m - 1, budget=budget, cuts=cuts, samples=samples, geometry=g,
+        return refine(track, m - 1, budget=budget, cuts=cuts, families=families, geometry=g,
                       model=on, backend=sat_backend(record=record, proof_path=path))
 
     try:

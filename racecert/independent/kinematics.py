@@ -34,20 +34,30 @@ Every cell a valid move touches is on the track on some layer (`Geometry._walk`)
   rectangles scaled by n (`sample_walls`). With the families up to n = the largest speed
   no wall is jumped at all, but each costs a condition per step, so they come lazily.
 
+Two more families of the refinement state rules the relaxation leaves out: a *line wall*
+(a start or finish line that no valid move crosses against its direction with both ends
+beside its span: it meets the line inside the span, and where the cells beyond are on the
+line's layer alone, `one_way`, the geometry counts that crossing, the wrong way) and *no
+standstill* (no move has zero velocity).
+
 Every valid trajectory arriving within T moves is a solution (the walls a move passes
 over between its points, the layers, the exact crossing point and the order of the lines
 are left out), so "infeasible at T = m* - 1" proves that nothing arrives sooner: a lower
 bound. A solution is replayed by the independent geometry (`Geometry.replay`); where one
 of its moves is invalid whatever the layer and the context (it touches a wall or the
 grid's edge, ends where no move may end, crosses a line the wrong way, or has zero
-velocity), the refinement strengthens the model and solves it again: first by the sample
-family whose point of that move lies off the track (`explaining_sample`: least n, then
-least j), added at every step, so that one family removes every jump of that shape
-everywhere; a move no family explains (one that grazes a wall's corner, crosses a line the
-wrong way, stands still) is forbidden at every step (a *cut*, `Cut`). A
+velocity), the refinement strengthens the model and solves it again (`Families`): no
+standstill for a move with zero velocity; else the sample family whose point of that
+move lies off the track (`explaining_sample`: least n, then least j); else the wall of a
+line it crosses the wrong way; each added at every step, so that one family removes
+every move of that kind everywhere. A move no family explains (one that grazes a wall's
+corner, or touches a cell off its own layer only) is forbidden at every step (a *cut*,
+`Cut`). A
 counterexample-guided refinement that stays a relaxation, so each answer keeps its
-meaning; it is bounded by `max_cuts` cuts and `max_samples` families, and deterministic
-(the same families and cuts in the same order on every run).
+meaning; it is bounded by `max_cuts` cuts and `max_samples` sample families, and
+deterministic (the same families and cuts in the same order on every run). The bundled
+tracks need no cut but 4_esquinas's one; ocho's relaxed car leaves its bridge's layer
+where no cut is sound.
 
 `light` gives a weaker model for a smaller CNF: one axis's velocity free (only its
 displacement bounded), no midpoint condition. Both backends read `KinematicsModel.box_speeds`
@@ -106,10 +116,9 @@ Wall = tuple[int, int, int]
 """A crossing wall (c, a, b): the off-track cells a..b of row c (a row wall) or of column c
 (a column wall), a maximal run (`crossing_walls`)."""
 MAX_CUTS = 16
-"""Cuts one refinement may add before it gives up (a deterministic work bound). The tracks
-it settles need few (candelabro 5, tiny_circuit_nocont 6, open areas and corridors none);
-on hedged or walled lanes (llanura, ocho, 4_esquinas) the relaxed car jumps walls in ever
-new places (llanura still had new jumps after 600 cuts), so more cuts only cost time."""
+"""Cuts one refinement may add before it gives up (a deterministic work bound). With the
+walls and the families the bundled tracks need at most one (4_esquinas); before them the
+relaxed car jumped walls in ever new places (llanura still had new jumps after 600 cuts)."""
 MAX_SAMPLES = 12
 """Sample families one refinement may add before it gives up (a deterministic work
 bound). The bundled tracks need at most one (candelabro (1, 5) below m*, llanura (2, 3) at
@@ -157,6 +166,8 @@ class KinematicsModel:
     cuts: tuple[Cut, ...] = ()
     samples: tuple[Sample, ...] = ()
     free_axes: str = ""
+    line_walls: tuple[Line, ...] = ()
+    moving: bool = False
 
     @classmethod
     def of(cls, track: Track, horizon: int, geometry: Geometry | None = None
@@ -284,6 +295,25 @@ def sample_point(x: int, y: int, vx: int, vy: int, j: int, n: int) -> Position:
     (0, 2)
     """
     return (n * x + j * vx + n // 2) // n, (n * y + j * vy + n // 2) // n
+
+
+def one_way(line: Line, g: Geometry, layers: int) -> bool:
+    """Whether every move that crosses `line` the wrong way with both ends beside its span
+    is invalid, so that the model may forbid it (`KinematicsModel.line_walls`).
+
+    Such a move meets the line at a point of its span and passes there into a cell of
+    the row (column) on the far side whose other coordinate is in the span; where each
+    such cell is off the track on every layer but the line's, the move is on the line's
+    layer there: the geometry counts the crossing, the wrong way. (On one layer, always.)
+
+    >>> # one_way(track.start, Geometry(track), 1) is True on every one-layer track
+    """
+    far = line.k if line.sign > 0 else line.k + 1  # the side a wrong-way move goes to
+    for u in range(line.lo, line.hi + 1):
+        x, y = (far, u) if line.axis == "x" else (u, far)
+        if any(g.surface(lay, x, y) for lay in range(layers) if lay != line.layer):
+            return False
+    return True
 
 
 def crossing_walls(off: tuple[Position, ...], ends: tuple[Position, ...]
@@ -546,6 +576,23 @@ def _walls(b: _Bounds, before: tuple, after: tuple, m: KinematicsModel) -> None:
                 b.model.AddBoolOr(side + beside).OnlyEnforceIf(b.when)
 
 
+def _one_way(b: _Bounds, before: tuple, after: tuple, m: KinematicsModel) -> None:
+    """While `b.when`: the move crosses no line of `m.line_walls` the wrong way with both
+    its ends beside the line's span."""
+    for i, line in enumerate(m.line_walls):
+        fixed = 0 if line.axis == "x" else 1
+        f0, f1 = before[fixed], after[fixed]
+        s0, s1 = before[1 - fixed], after[1 - fixed]
+        key = ("line", i)
+        if line.sign > 0:  # wrong way: from k + 1 or more to k or less
+            across = [b.below((key, 0), f0, line.k), b.above((key, 1), f1, line.k + 1)]
+        else:
+            across = [b.above((key, 0), f0, line.k + 1), b.below((key, 1), f1, line.k)]
+        beside = [b.below((key, 2), s0, line.lo - 1), b.above((key, 3), s0, line.hi + 1),
+                  b.below((key, 4), s1, line.lo - 1), b.above((key, 5), s1, line.hi + 1)]
+        b.model.AddBoolOr(across + beside).OnlyEnforceIf(b.when)
+
+
 def build(m: KinematicsModel) -> _Built:
     """The CP-SAT model of `m` (module docstring): a pure function of the data."""
     model = cp_model.CpModel()
@@ -588,6 +635,11 @@ def build(m: KinematicsModel) -> _Built:
         _inside(model, sx, sy, m.mid_rects, a)
         bounds = _Bounds(model, a)
         _walls(bounds, (xs[-1], ys[-1]), (x, y), m)
+        _one_way(bounds, (xs[-1], ys[-1]), (x, y), m)
+        if m.moving and not m.free_axes:  # zero velocity is no move
+            model.AddBoolOr([bounds.below(("vx",), vx, -1), bounds.above(("vx",), vx, 1),
+                             bounds.below(("vy",), vy, -1), bounds.above(("vy",), vy, 1)]
+                            ).OnlyEnforceIf(a)
         for j, n in m.samples:
             px, py = n * xs[-1] + j * vx, n * ys[-1] + j * vy
             for rect in sample_walls(m, n):
@@ -656,6 +708,45 @@ def cpsat_backend(workers: int = 1) -> Backend:
 
 
 @dataclass(frozen=True)
+class Families:
+    """What a refinement adds to the model at every step, beyond single-move cuts: the
+    sample families (`Sample`), the line walls (a start or finish line that no valid move
+    crosses the wrong way with both ends beside its span, `one_way`) and `moving` (no move
+    has zero velocity; a model with a free axis has no velocity there to read and leaves
+    it out). Each is a necessary condition of every valid move, added where a solution
+    breaks it (`refine`).
+
+    >>> Families(((2, 3),), (), True).describe()
+    '1 sample family, no standstill'
+    """
+
+    samples: tuple[Sample, ...] = ()
+    lines: tuple[Line, ...] = ()
+    moving: bool = False
+
+    def on(self, m: KinematicsModel) -> KinematicsModel:
+        """`m` with these families (and no others)."""
+        return replace(m, samples=self.samples, line_walls=self.lines, moving=self.moving)
+
+    def describe(self) -> str:
+        """The families in words, '' for none."""
+        parts = []
+        if self.samples:
+            n = len(self.samples)
+            parts.append(f"{n} sample famil{'y' if n == 1 else 'ies'}")
+        if self.lines:
+            n = len(self.lines)
+            parts.append(f"{n} line wall{'' if n == 1 else 's'}")
+        if self.moving:
+            parts.append("no standstill")
+        return ", ".join(parts)
+
+
+NO_FAMILIES = Families()
+"""A model as `KinematicsModel.of` builds it: no family yet."""
+
+
+@dataclass(frozen=True)
 class Refinement:
     """The outcome of `refine` at horizon T.
 
@@ -673,7 +764,7 @@ class Refinement:
     work: float
     reason: str
     unit: str = "deterministic time units"
-    samples: tuple[Sample, ...] = ()
+    families: Families = NO_FAMILIES
 
 
 def _cuttable(g: Geometry, x: int, y: int, vx: int, vy: int, layers: int) -> str | None:
@@ -694,37 +785,39 @@ def _cuttable(g: Geometry, x: int, y: int, vx: int, vy: int, layers: int) -> str
 
 def refine(track: Track, horizon: int, *, budget: float = DEFAULT_CPSAT_BUDGET, workers: int = 1,
            max_cuts: int = MAX_CUTS, cuts: tuple[Cut, ...] = (),
-           max_samples: int = MAX_SAMPLES, samples: tuple[Sample, ...] = (),
+           max_samples: int = MAX_SAMPLES, families: Families = NO_FAMILIES,
            geometry: Geometry | None = None, model: KinematicsModel | None = None,
            backend: Backend | None = None) -> Refinement:
-    """Solve the relaxation at `horizon`, adding sample families and cutting
-    replayed-invalid moves until it is infeasible, a solution replays as valid, or a bound
-    is reached (see `Refinement`); `SizeBudgetExceeded` past `MAX_STEP_RECTANGLES`, before
-    any solve.
+    """Solve the relaxation at `horizon`, adding families and cutting replayed-invalid
+    moves until it is infeasible, a solution replays as valid, or a bound is reached (see
+    `Refinement`); `SizeBudgetExceeded` past `MAX_STEP_RECTANGLES`, before any solve.
 
     `budget` is the work of all the solves together in the backend's unit (CP-SAT's
     deterministic time by default; `backend` may be another solver of the same model,
     e.g. `racecert.independent.kinematics_cnf.sat_backend`). Each invalid move of a
-    solution adds the first sample family (`explaining_sample`) whose point lies off the
-    track, at every step (at most `max_samples` families in all); a move that no family
-    explains is cut (at most `max_cuts` cuts in all). `model`: the track's model built
-    once (`KinematicsModel.of`) for several horizons; `cuts` and `samples`: those of an
+    solution adds, at every step (`Families`): `moving` where it has zero velocity; else
+    the first sample family (`explaining_sample`) whose point lies off the track (at most
+    `max_samples` in all); else the wall of a line it crosses the wrong way with both ends
+    beside its span, where the line is `one_way`; a move none explains is cut (at most
+    `max_cuts` cuts in all). `model`: the track's model built once
+    (`KinematicsModel.of`) for several horizons; `cuts` and `families`: those of an
     earlier refinement, to start from."""
     backend = backend or cpsat_backend(workers)
     g = geometry or Geometry(track)
     layers = layer_count(track)
-    base = replace(model or KinematicsModel.of(track, horizon, g), horizon=horizon, cuts=(),
-                   samples=())
+    base = NO_FAMILIES.on(replace(model or KinematicsModel.of(track, horizon, g),
+                                 horizon=horizon, cuts=()))
     if base.size > MAX_STEP_RECTANGLES:
         raise SizeBudgetExceeded("the kinematics model", base.size, MAX_STEP_RECTANGLES,
                                  "step-rectangles", note="horizon x rectangles of the end "
                                  "cells and the midpoints")
     off = off_cells(base)
-    spent, solves, found, families = 0.0, 0, list(cuts), list(samples)
+    lines = [line for line in (track.start, track.finish) if one_way(line, g, layers)]
+    spent, solves, found, fam = 0.0, 0, list(cuts), families
 
     def end(status: Status, positions: tuple[Position, ...], reason: str) -> Refinement:
         return Refinement(status, horizon, positions, tuple(found), solves, spent, reason,
-                          backend.unit, tuple(families))
+                          backend.unit, fam)
 
     def spent_all(note: str = "") -> Refinement:
         return end("unknown", (), f"{backend.name} used its budget of {budget:g} "
@@ -734,7 +827,7 @@ def refine(track: Track, horizon: int, *, budget: float = DEFAULT_CPSAT_BUDGET, 
         left = budget - spent
         if left <= 0:
             return spent_all()
-        r = backend.solve(replace(base, cuts=tuple(found), samples=tuple(families)), left)
+        r = backend.solve(fam.on(replace(base, cuts=tuple(found))), left)
         solves += 1
         spent += r.work
         if r.status == "infeasible":
@@ -752,23 +845,45 @@ def refine(track: Track, horizon: int, *, budget: float = DEFAULT_CPSAT_BUDGET, 
         if not bad:
             return end("stuck", r.positions, f"a relaxed solution fails the replay ({why}) "
                        "with every move valid in some context: no sound cut")
-        new_families, new_cuts = [], []
+        samples, walls, moving, new_cuts = list(fam.samples), list(fam.lines), fam.moving, []
         for _, cut in bad:
             family = explaining_sample(off, cut.x, cut.y, cut.vx, cut.vy)
-            if family is None:
-                if cut not in found and cut not in new_cuts:
-                    new_cuts.append(cut)
-            elif family not in families and family not in new_families:
-                new_families.append(family)
-        if len(families) + len(new_families) > max_samples:
-            return end("stuck", r.positions, f"{len(families)} sample families added, the "
-                       f"next solution needs {len(new_families)} more (at most "
-                       f"{max_samples})")
+            wall = next((line for line in lines
+                         if wrong_way(line, cut.x, cut.y, cut.vx, cut.vy)), None)
+            if (cut.vx, cut.vy) == (0, 0) and not moving and not base.free_axes:
+                moving = True
+            elif family is not None:
+                if family not in samples:
+                    samples.append(family)
+            elif wall is not None and wall not in walls:
+                walls.append(wall)
+            elif cut not in found and cut not in new_cuts:
+                new_cuts.append(cut)
+        if len(samples) > max_samples:
+            return end("stuck", r.positions, f"{len(fam.samples)} sample families added, "
+                       f"the next solution needs {len(samples) - len(fam.samples)} more "
+                       f"(at most {max_samples})")
         if len(found) + len(new_cuts) > max_cuts:
             return end("stuck", r.positions, f"{len(found)} cuts made, the next solution "
                        f"needs {len(new_cuts)} more (at most {max_cuts})")
-        families.extend(new_families)
+        fam = Families(tuple(samples), tuple(walls), moving)
         found.extend(new_cuts)
+
+
+def wrong_way(line: Line, x: int, y: int, vx: int, vy: int) -> bool:
+    """Whether the move from (x, y) by (vx, vy) crosses `line`'s boundary against its
+    direction with both ends beside its span (what a line wall forbids).
+
+    >>> from racecert.model.track import Line
+    >>> line = Line("x", 4, 1, 6, "+x", 0)  # the boundary x = 4.5, rows 1..6, crossed +x
+    >>> wrong_way(line, 6, 2, -3, 1), wrong_way(line, 6, 2, -3, 5), wrong_way(line, 3, 2, 3, 1)
+    (True, False, False)
+    """
+    f0, s0, vf, vs = (x, y, vx, vy) if line.axis == "x" else (y, x, vy, vx)
+    f1, s1 = f0 + vf, s0 + vs
+    across = (f0 >= line.k + 1 and f1 <= line.k) if line.sign > 0 else \
+        (f0 <= line.k and f1 >= line.k + 1)
+    return across and line.lo <= s0 <= line.hi and line.lo <= s1 <= line.hi
 
 
 def off_cells(m: KinematicsModel) -> frozenset[Position]:

@@ -4,9 +4,9 @@ r"""The integer-kinematics relaxation as CNF (order encoding): a lower bound wit
 and velocities for CP-SAT, refined by sample families and cuts of moves the independent
 geometry refuses. CP-SAT's "infeasible" is only the solver's word. This module writes the
 *same* model (the same `KinematicsModel` data: end-cell and midpoint rectangles, the row
-and column walls, the sample families, the lines, the opening rule, the cuts, the free
-axes) as a CNF, so that a proof-logging SAT solver's refutation comes with a DRUP proof
-that `racecert.independent.drup.check_drup` checks.
+and column walls, the families (`kinematics.Families`), the lines, the opening rule, the
+cuts, the free axes) as a CNF, so that a proof-logging SAT solver's refutation comes
+with a DRUP proof that `racecert.independent.drup.check_drup` checks.
 
 Order encoding: an integer z with domain [lo, hi] has one variable per threshold,
 [z >= a] for lo < a <= hi ([z >= lo] is true, [z >= hi + 1] false), with
@@ -41,7 +41,9 @@ Per move t (x and y alike), all guarded by "not arrived before move t" (`done[t-
   of the smaller of p's and v's domains (`_at_least`): per step a few thousand clauses,
   where the order-encoded sum of every pair of values would cost tens of thousands;
 - the row and column walls: [y_{t-1} >= c] or [y_t <= c] or x_{t-1} or x_t outside
-  a..b, and the same the other way (two clauses a wall);
+  a..b, and the same the other way (two clauses a wall); the line walls the same way
+  (one clause a line: only against its direction); no standstill: vx_t != 0 or
+  vy_t != 0 (one clause; left out where an axis is free);
 - no cut move: not (x_{t-1} = x, y_{t-1} = y, vx_t = vx, vy_t = vy);
 - line crossings as in the CP-SAT model: the fixed coordinate passes the line the legal
   way and the bounding box meets the span; an arrival needs the start crossed by then;
@@ -246,6 +248,9 @@ def encode(m: KinematicsModel) -> KinematicsCnf:
             samples(cnf, g, _point(cnf, x, nx, new_vel[0], 1, 2),
                     _point(cnf, y, ny, new_vel[1], 1, 2), banned)
         walls(cnf, g, (x, y), (nx, ny), m)
+        one_way(cnf, g, (x, y), (nx, ny), m)
+        if m.moving and new_vel[0] is not None and new_vel[1] is not None:
+            cnf.add(g, *_differs(new_vel[0], 0), *_differs(new_vel[1], 0))
         for j, n in m.samples:
             samples(cnf, g, _point(cnf, x, nx, new_vel[0], j, n),
                     _point(cnf, y, ny, new_vel[1], j, n), sample_walls(m, n))
@@ -301,6 +306,22 @@ def walls(cnf: Cnf, g: Lit, before: tuple[_Int, _Int], after: tuple[_Int, _Int],
             beside = (neg(w0.ge(a)), w0.ge(b + 1), neg(w1.ge(a)), w1.ge(b + 1))
             cnf.add(g, u0.ge(c), u1.le(c), *beside)
             cnf.add(g, u1.ge(c), u0.le(c), *beside)
+
+
+def one_way(cnf: Cnf, g: Lit, before: tuple[_Int, _Int], after: tuple[_Int, _Int],
+            m: KinematicsModel) -> None:
+    """While `g` is false: the move crosses no line of `m.line_walls` the wrong way with
+    both ends beside its span (`kinematics.one_way`): one clause a line."""
+    for line in m.line_walls:
+        fixed = 0 if line.axis == "x" else 1
+        f0, f1 = before[fixed], after[fixed]
+        s0, s1 = before[1 - fixed], after[1 - fixed]
+        if line.sign > 0:  # wrong way: from k + 1 or more to k or less
+            across = (f0.le(line.k), f1.ge(line.k + 1))
+        else:
+            across = (f0.ge(line.k + 1), f1.le(line.k))
+        cnf.add(g, *across, neg(s0.ge(line.lo)), s0.ge(line.hi + 1), neg(s1.ge(line.lo)),
+                s1.ge(line.hi + 1))
 
 
 def samples(cnf: Cnf, g: Lit, sx: _Scaled, sy: _Scaled, rects: tuple[Rect, ...]) -> None:

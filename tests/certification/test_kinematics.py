@@ -19,15 +19,18 @@ from racecert.certification.context import CertifyContext, Verdict
 from racecert.certification.kinematics_checks import check_m_star_kinematics
 from racecert.independent.geometry import Geometry, VState
 from racecert.independent.kinematics import (
+    Families,
     KinematicsModel,
     explaining_sample,
     layer_count,
     mid_walls,
     midpoints,
+    one_way,
     rectangles,
     refine,
     sample_point,
     sample_walls,
+    wrong_way,
 )
 from racecert.independent.race_rules import OpeningRule
 from racecert.model.parse import load_track, parse_track
@@ -119,23 +122,52 @@ def test_every_valid_move_has_an_allowed_midpoint(name: str) -> None:
     assert checked > 1000
 
 
-def test_every_cut_is_a_move_the_geometry_refuses() -> None:
-    """On tiny_circuit_nocont the relaxed car still finds moves that only the full walk
-    refuses (zero velocity, a line crossed the wrong way: no sample family explains them):
-    each is cut, and each cut is refused by the geometry from every previous velocity,
-    progress and phase."""
-    track = load_track(str(TRACKS / "tiny_circuit_nocont.toml"))
+_BRIDGE_GROUND = ("#######", "#.#/..#", "#.#...#", "#.....#", "#:.#.:#", "#:#.###",
+                  "#.:/.:#", "#######")
+_BRIDGE_ELEVATED = tuple(" " * 7 if y in (0, 7) else "   " + "/====/"[y - 1] + "   "
+                         for y in range(8))
+BRIDGE_CUT = parse_track(("""name = "a bridge over a wall"
+[car]
+position = [5, 1]
+direction = "-x"
+[start]
+y = 3
+x = [1, 5]
+dir = "+y"
+[finish]
+y = 5
+x = [3, 3]
+dir = "+y"
+[map]
+ground = \"\"\"
+""" + "\n".join(_BRIDGE_GROUND) + '\n"""\nelevated = """\n' + "\n".join(_BRIDGE_ELEVATED)
+                          + '\n"""\n').encode(), "bridge-cut.toml")
+
+
+@pytest.mark.parametrize("name", ["bridge", "4_esquinas"])
+def test_every_cut_is_a_move_the_geometry_refuses(name: str) -> None:
+    """The walls and the families leave the bundled tracks hardly a cut to make: on
+    4_esquinas the two line walls and no standstill, and one cut; on this bridge (found
+    among the random small tracks) the relaxed car finds a move that touches a cell off
+    the ground from the ground and another off the bridge from the bridge, each on the
+    track on the other layer: no family explains it, so it is cut. Each cut is refused by
+    the geometry from every layer, previous velocity, progress and phase."""
+    track = BRIDGE_CUT if name == "bridge" else load_track(str(TRACKS / f"{name}.toml"))
     m = layered_bfs(track, "exact").m_star
     lower = refine(track, m - 1)
     assert lower.status == "infeasible" and lower.cuts
+    if name == "4_esquinas":
+        assert (len(lower.families.lines), lower.families.moving) == (2, True)
     g, rule = Geometry(track), OpeningRule.of(track)
     for cut in lower.cuts:
         for ax in (-1, 0, 1):
             for ay in (-1, 0, 1):
-                for progress in (0, 1):
-                    for phase in range(rule.moves + 1):
-                        s = VState(cut.x, cut.y, cut.vx - ax, cut.vy - ay, 0, progress, phase)
-                        assert not g.move(s, (ax, ay)).valid, cut
+                for layer in (0, 1):
+                    for progress in (0, 1):
+                        for phase in range(rule.moves + 1):
+                            s = VState(cut.x, cut.y, cut.vx - ax, cut.vy - ay, layer,
+                                       progress, phase)
+                            assert not g.move(s, (ax, ay)).valid, cut
 
 
 def test_the_budget_ends_in_a_timeout_not_an_answer() -> None:
@@ -181,8 +213,10 @@ def test_no_valid_move_is_excluded_by_the_point_conditions(gt: GeneratedTrack) -
     """Soundness of every condition on a move's points: each move the independent geometry
     allows on some layer, from a cell a move may start on (an end cell or the car's), keeps
     every sample family up to n = 9 (its point in no `sample_walls` rectangle), the
-    midpoint condition (in no `mid_walls` rectangle) and the row and column walls; and
-    every state reachable from the car has its velocity within the box speeds."""
+    midpoint condition (in no `mid_walls` rectangle) and the row and column walls, and
+    where it crosses no line the wrong way on some layer, the line walls; and every state
+    reachable from the car has its velocity within the box speeds (and is no standstill:
+    zero velocity is no move)."""
     track = gt.track
     g = Geometry(track)
     m = KinematicsModel.of(track, 1, g)
@@ -191,6 +225,7 @@ def test_no_valid_move_is_excluded_by_the_point_conditions(gt: GeneratedTrack) -
               if any(g.endable(lay, x, y) for lay in layers)} | {track.car.position}
     scaled = {n: sample_walls(m, n) for n in (3, 5, 7, 9)}
     banned_mid = mid_walls(m)
+    lines = [line for line in (track.start, track.finish) if one_way(line, g, len(layers))]
     for x, y in starts:
         for vx in range(-track.width + 1, track.width):
             for vy in range(-track.height + 1, track.height):
@@ -207,11 +242,18 @@ def test_no_valid_move_is_excluded_by_the_point_conditions(gt: GeneratedTrack) -
                     assert not _crosses(wall, y, y + vy, x, x + vx), (move, wall)
                 for wall in m.col_walls:
                     assert not _crosses(wall, x, x + vx, y, y + vy), (move, wall)
+                if not any(ok and all(legal for _, _, legal in events)
+                           for ok, _, _, events in (g._walk(x, y, vx, vy, lay)
+                                                    for lay in layers)):
+                    continue  # a line crossed the wrong way on every layer
+                for line in lines:
+                    assert not wrong_way(line, x, y, vx, vy), (move, line)
     sx, sy = m.box_speeds
     seen, frontier = {g.initial()}, [g.initial()]
     while frontier:
         s = frontier.pop()
         assert abs(s.vx) <= sx and abs(s.vy) <= sy, s
+        assert s == g.initial() or (s.vx, s.vy) != (0, 0), s
         for ax in (-1, 0, 1):
             for ay in (-1, 0, 1):
                 v = g.move(s, (ax, ay))
@@ -253,4 +295,4 @@ def test_llanura_has_six_row_walls_and_no_jump_below_m_star() -> None:
                            (55, 1, 30), (66, 9, 38))
     assert m.col_walls == () and m.box == (1, 38, 1, 76) and m.box_speeds == (8, 11)
     lower = refine(LLANURA, 68, model=m)
-    assert (lower.status, lower.cuts, lower.samples) == ("infeasible", (), ())
+    assert (lower.status, lower.cuts, lower.families) == ("infeasible", (), Families())

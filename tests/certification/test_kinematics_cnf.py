@@ -27,7 +27,14 @@ from racecert.certification.kinematics_checks import (
 from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.drup import check_drup
 from racecert.independent.geometry import Geometry
-from racecert.independent.kinematics import KinematicsModel, light, refine
+from racecert.independent.kinematics import (
+    Families,
+    KinematicsModel,
+    layer_count,
+    light,
+    one_way,
+    refine,
+)
 from racecert.independent.kinematics_cnf import (
     MAX_CLAUSES,
     Cnf,
@@ -49,7 +56,7 @@ RING = parse_track(RING_TRACK.encode())
 SMALL = {"open40": OPEN, "bends": BENDS, "ring": RING,
          **{n: load_track(str(TRACKS / f"{n}.toml"))
             for n in ("tiny_straight", "apertura", "tiny_opening_shadow", "candelabro",
-                      "tiny_circuit_nocont")}}
+                      "tiny_circuit_nocont", "4_esquinas")}}
 
 
 def ctx_of(track: Track) -> CertifyContext:
@@ -127,16 +134,19 @@ def test_every_valid_trajectory_satisfies_the_cnf(name: str, extra: int, variant
                                                   ) -> None:
     """Soundness of the relaxation: the yellow, green and blue trajectories (valid, by the
     oracle) satisfy the CNF at their own length and two moves beyond (the steps after an
-    arrival are free), with the cuts CP-SAT found and every sample family up to n = 7, in
-    the full model and the light one (`kinematics.light`)."""
+    arrival are free), with the cuts CP-SAT found, every sample family up to n = 7, the
+    line walls and no standstill, in the full model and the light one
+    (`kinematics.light`)."""
     track = SMALL[name]
     a, g, cuts = _analysis_and_cuts(name)
     trajectories = {a.yellow.positions, a.representatives.green.trajectory.positions,
                     a.representatives.blue.trajectory.positions}
     for positions in trajectories:
         horizon = len(positions) - 1 + extra
-        model = dataclasses.replace(KinematicsModel.of(track, horizon, g), cuts=cuts,
-                                    samples=FAMILIES)
+        lines = tuple(line for line in (track.start, track.finish)
+                      if one_way(line, g, layer_count(track)))
+        model = Families(FAMILIES, lines, True).on(
+            dataclasses.replace(KinematicsModel.of(track, horizon, g), cuts=cuts))
         cnf = encode(light(model) if variant == "light" else model)
         with Solver(name="glucose4", bootstrap_with=cnf.clauses) as s:
             assert s.solve(assumptions=_assumptions(cnf, positions)), positions
