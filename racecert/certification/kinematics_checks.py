@@ -6,8 +6,9 @@ same question over integer positions and velocities (`racecert.independent.kinem
 the relaxation has no arrival within m* - 1 moves (a lower bound: every valid trajectory
 is one of its solutions) and, at m*, a solution that the independent geometry replays as
 a valid trajectory first arriving at move m* (the upper bound). Solutions that do not
-replay are refined away (a sample family that the invalid move's point off the track
-names, else a cut of the move) and solved again, within one deterministic budget; where
+replay are refined away (a family of conditions at every step: no standstill, the sample
+family whose point of the invalid move lies off the track, a line wall; else a cut of the
+move) and solved again, within one deterministic budget; where
 no sound cut exists (a move invalid only on its layer, on tracks with a bridge) or the
 cuts or families run out, the check says so and confirms nothing.
 
@@ -53,13 +54,16 @@ SAT_METHOD = ("SAT (glucose4) on the integer kinematics as an order-encoded CNF,
 KINEMATICS_SAT_CONFLICTS = 5_000
 """Conflicts the CNF's refinement may use at T = m* - 1 (a deterministic work budget):
 open areas need none (unit propagation refutes them), the small bundled tracks at most
-about 1,600 (tiny_spiral_stage); espiral (m* = 58) about 37,000, where checking the proof
-would cost some 50 s and the reachability-cut CNF already gives a checked proof: there
-this check stops after about a second with `timeout`."""
+about 620 (tiny_spiral_stage), 4_esquinas 288; llanura (m* = 69) about 9,300, where the
+light model does with 4,700 and a fifth of the clauses; espiral (m* = 58) about 20,000,
+where checking the proof would cost some 15 s and the reachability-cut CNF already gives
+a checked proof: there this check (and the light model) stops after about two seconds
+with `timeout`."""
 KINEMATICS_LIGHT_CONFLICTS = 10_000
 """Conflicts the light model's refinement (`kinematics.light`) may use where the full
-model ran out of `KINEMATICS_SAT_CONFLICTS` (a deterministic work budget): llanura
-(m* = 69) needs about 4,700."""
+model ran out of `KINEMATICS_SAT_CONFLICTS`, starting from its cuts and families (a
+deterministic work budget): llanura (m* = 69) needs 4,667 (106,896 clauses, a proof of
+8,429 lines checked in about 3 s)."""
 
 
 def _work(*parts: Refinement) -> str:
@@ -172,19 +176,20 @@ def sat_lower_bound(ctx: CertifyContext, track: Track, g: Geometry, model: Kinem
                            time.perf_counter() - t0, arte, work=work,
                            kind=MethodKind.CHECKED_PROOF)
 
-    def attempt(on: KinematicsModel, budget: int) -> Refinement:
+    def attempt(on: KinematicsModel, budget: int, cuts: tuple[Cut, ...],
+                families: Families) -> Refinement:
         return refine(track, m - 1, budget=budget, cuts=cuts, families=families, geometry=g,
                       model=on, backend=sat_backend(record=record, proof_path=path))
 
     try:
-        r = attempt(model, KINEMATICS_SAT_CONFLICTS)
+        r = attempt(model, KINEMATICS_SAT_CONFLICTS, cuts, families)
         parts = [r]
         if r.status == "unknown" and not any(s.rejected for s in record):
             lm = light(model)
             ctx.report(f"SAT kinematics CNF at T = {m - 1}, the light model ({lm.free_axes} "
                        f"velocity free, no midpoints; budget "
                        f"{KINEMATICS_LIGHT_CONFLICTS:,} conflicts)", 0, None)
-            r = attempt(lm, KINEMATICS_LIGHT_CONFLICTS)
+            r = attempt(lm, KINEMATICS_LIGHT_CONFLICTS, r.cuts, r.families)
             parts.append(r)
     except SizeBudgetExceeded as e:
         return out(None, Verdict.SKIPPED, str(e))

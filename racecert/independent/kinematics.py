@@ -29,8 +29,8 @@ Every cell a valid move touches is on the track on some layer (`Geometry._walk`)
   gcd(j, n) = 1, the point p + (j/n) v of the move from p by v lies strictly inside one
   cell, never on an edge or a corner (scaled by n, n x + j vx is an integer and an edge
   n (c + 1/2) is not, n being odd), the cell that rounding (n x + j vx) / n names
-  (`sample_point`); the move passes through that cell's interior, so it
-  is on the track: (n x_{t-1} + j vx_t, n y_{t-1} + j vy_t) lies in none of the off-track
+  (`sample_point`); the move passes through that cell's interior, so the cell is on the
+  track: (n x_{t-1} + j vx_t, n y_{t-1} + j vy_t) lies in none of the off-track
   rectangles scaled by n (`sample_walls`). With the families up to n = the largest speed
   no wall is jumped at all, but each costs a condition per step, so they come lazily.
 
@@ -59,10 +59,11 @@ deterministic (the same families and cuts in the same order on every run). The b
 tracks need no cut but 4_esquinas's one; ocho's relaxed car leaves its bridge's layer
 where no cut is sound.
 
-`light` gives a weaker model for a smaller CNF: one axis's velocity free (only its
-displacement bounded), no midpoint condition. Both backends read `KinematicsModel.box_speeds`
-where an axis is free: the largest speed a car can reach between two cells of the
-model's `box` (s moves of acceleration from rest cover s (s + 1) / 2 cells).
+`KinematicsModel.box_speeds` is the largest speed a car can reach between two cells of
+the model's `box` (s moves of acceleration from rest cover s (s + 1) / 2 cells): implied
+by the model, it bounds the CNF's velocity domains. `light` gives a weaker model for a
+smaller CNF: one axis's velocity free (its displacement bounded by the box speed and t,
+in both backends), no midpoint condition.
 
 The model is data (`KinematicsModel`), built by the pure function `build`, and every solve
 is bounded by CP-SAT's deterministic time; this module never reads the oracle.
@@ -111,7 +112,7 @@ Rect = tuple[int, int, int, int]
 """A rectangle of cells (x0, x1, y0, y1), inclusive."""
 Sample = tuple[int, int]
 """A sample family (j, n): the point p + (j/n) v of every move, n odd, 0 < j < n,
-gcd(j, n) = 1 (`sample_family`)."""
+gcd(j, n) = 1 (`explaining_sample`, `sample_walls`)."""
 Wall = tuple[int, int, int]
 """A crossing wall (c, a, b): the off-track cells a..b of row c (a row wall) or of column c
 (a column wall), a maximal run (`crossing_walls`)."""
@@ -198,7 +199,7 @@ class KinematicsModel:
 
     @property
     def box_speeds(self) -> tuple[int, int]:
-        """The largest |vx| and |vy| of a move made before the arrival: the largest s with
+        """The largest |vx| and |vy| of a move up to the arrival: the largest s with
         s (s + 1) / 2 <= the extent of `bounds` less one on that axis. A velocity
         component s is reached from rest one unit a move, so the s moves up to it have
         components at least 1, 2, ..., s in its direction: they cover s (s + 1) / 2 cells
@@ -224,11 +225,6 @@ def _triangular_root(d: int) -> int:
     while (s + 1) * (s + 2) // 2 <= d:
         s += 1
     return s
-
-
-def sample_family(n: int, j: int) -> bool:
-    """Whether (j, n) is a sample family: n odd and at least 3, 0 < j < n, gcd(j, n) = 1."""
-    return n >= 3 and n % 2 == 1 and 0 < j < n and gcd(j, n) == 1
 
 
 def sample_walls(m: KinematicsModel, n: int) -> tuple[Rect, ...]:
@@ -305,8 +301,6 @@ def one_way(line: Line, g: Geometry, layers: int) -> bool:
     the row (column) on the far side whose other coordinate is in the span; where each
     such cell is off the track on every layer but the line's, the move is on the line's
     layer there: the geometry counts the crossing, the wrong way. (On one layer, always.)
-
-    >>> # one_way(track.start, Geometry(track), 1) is True on every one-layer track
     """
     far = line.k if line.sign > 0 else line.k + 1  # the side a wrong-way move goes to
     for u in range(line.lo, line.hi + 1):
