@@ -1,21 +1,26 @@
 r"""The integer-kinematics relaxation as CNF (order encoding): a lower bound with a proof.
 
 `racecert.independent.kinematics` poses "arrive within T moves" over integer positions
-and velocities for CP-SAT, refined by cuts of moves the independent geometry refuses.
-CP-SAT's "infeasible" is only the solver's word. This module writes the *same* model
-(the same `KinematicsModel` data: end-cell and midpoint rectangles, the lines, the
-opening rule, the cuts) as a CNF, so that a proof-logging SAT solver's refutation comes
+and velocities for CP-SAT, refined by sample families and cuts of moves the independent
+geometry refuses. CP-SAT's "infeasible" is only the solver's word. This module writes the
+*same* model (the same `KinematicsModel` data: end-cell and midpoint rectangles, the row
+and column walls, the families (`kinematics.Families`), the lines, the opening rule, the
+cuts, the free axes) as a CNF, so that a proof-logging SAT solver's refutation comes
 with a DRUP proof that `racecert.independent.drup.check_drup` checks.
 
 Order encoding: an integer z with domain [lo, hi] has one variable per threshold,
 [z >= a] for lo < a <= hi ([z >= lo] is true, [z >= hi + 1] false), with
-[z >= a + 1] -> [z >= a]. The domains are what the rules state directly, never a
-bound worked out here: a position lies on the grid; the car starts at rest and each move
-changes each velocity component by at most 1, so |v_t| <= t, and a velocity component
-cannot exceed the grid's extent less one (the move would leave the grid); the opening
-rule's cap and straight axis are bounds as in the CP-SAT model. Everything else (how
-far the car can get by move t) is left to the clauses, so the refutation is the
-solver's and the checker's unit propagation, not this encoder's arithmetic.
+[z >= a + 1] -> [z >= a]. The domains are what the rules state directly, with one bound
+argued here: a position lies on the grid; the car starts at rest and each move changes
+each velocity component by at most 1, so |v_t| <= t, and a velocity component cannot
+exceed the grid's extent less one (the move would leave the grid); the opening rule's
+cap and straight axis are bounds as in the CP-SAT model; and |v_t| <= the box speed
+(`KinematicsModel.box_speeds`): a component s is reached by s moves whose components are
+at least 1, 2, ..., s, covering s (s + 1) / 2 cells between two cells of the model's box,
+where every position before the arrival lies (llanura: 8 across, 11 down, where t alone
+allows 68). Everything else (how far the car can get by move t) is left to the clauses,
+so the refutation is the solver's and the checker's unit propagation, not this encoder's
+arithmetic.
 
 Per move t (x and y alike), all guarded by "not arrived before move t" (`done[t-1]`):
 
@@ -24,19 +29,35 @@ Per move t (x and y alike), all guarded by "not arrived before move t" (`done[t-
   [x_{t-1} <= a] and [vx_t <= b] -> [x_t <= a + b];
 - |vx_t - vx_{t-1}| <= 1: [vx_t >= b + 1] -> [vx_{t-1} >= b] and
   [vx_{t-1} >= b + 1] -> [vx_t >= b];
-- the end cell in one of the end rectangles, the doubled midpoint 2 x_{t-1} + vx_t in
-  one of the midpoint rectangles (left out where it follows from the end cells: one end
-  rectangle that the car starts in, a midpoint rectangle containing it doubled);
+  on a free axis (`KinematicsModel.free_axes`, `kinematics.light`) instead of both, no
+  velocity: |x_t - x_{t-1}| <= its cap, two clauses per value of x_{t-1};
+- the end cell in one of the end rectangles;
+- a point of the move, n p + j v (the doubled midpoint 2 x_{t-1} + vx_t; each sample
+  family's n x_{t-1} + j vx_t), in none of a few forbidden rectangles: the complement of
+  the midpoint rectangles within the box doubled (`kinematics.mid_walls`: llanura's 18
+  against 25 allowed ones), the off-track rectangles scaled by n
+  (`kinematics.sample_walls`). A rectangle reads a few thresholds of the point, and each
+  threshold is one literal [n p + j v >= a] defined by clauses over the order literals
+  of the smaller of p's and v's domains (`_at_least`): per step a few thousand clauses,
+  where the order-encoded sum of every pair of values would cost tens of thousands;
+- the row and column walls: [y_{t-1} >= c] or [y_t <= c] or x_{t-1} or x_t outside
+  a..b, and the same the other way (two clauses a wall); the line walls the same way
+  (one clause a line: only against its direction); no standstill: vx_t != 0 or
+  vy_t != 0 (one clause; left out where an axis is free);
 - no cut move: not (x_{t-1} = x, y_{t-1} = y, vx_t = vx, vy_t = vy);
 - line crossings as in the CP-SAT model: the fixed coordinate passes the line the legal
   way and the bounding box meets the span; an arrival needs the start crossed by then;
   ``done[t] -> done[t-1] or arrive[t]``, and the goal is ``done[T]``.
 
 Every valid trajectory arriving within T moves satisfies every clause (after its
-arrival only the domains bind the later steps, and staying put satisfies them), so an
+arrival only the domains bind the later steps, and staying put satisfies them; the
+threshold literals are definitions, true exactly when their inequality holds), so an
 UNSAT answer whose proof checks is a lower bound. `sat_backend` makes this CNF the
-solver of `racecert.independent.kinematics.refine`: the same cuts, the same replay of
-every solution by the independent geometry, and a witness at m* read off a model.
+solver of `racecert.independent.kinematics.refine`: the same families and cuts, the same
+replay of every solution by the independent geometry, and a witness at m* read off a
+model. On llanura (T = 68) the full model is some 400,000 clauses whose refutation needs
+about 9,000 conflicts and a 20 s proof check; the light model (y velocity free, no
+midpoints) 107,000 clauses, about 4,700 conflicts and a 3 s check.
 
 The bundled straight (m* = 3: 1 + 2 + 3 cells to the finish):
 
@@ -65,6 +86,8 @@ from racecert.independent.kinematics import (
     KinematicsSolve,
     Position,
     Rect,
+    mid_walls,
+    sample_walls,
 )
 from racecert.independent.sat import DEFAULT_CONFLICT_BUDGET, write_dimacs
 from racecert.model.track import Line
@@ -143,28 +166,31 @@ def velocity_cap(m: KinematicsModel, t: int, extent: int, axis: str) -> int:
     return min(t, extent - 1, t if cap is None else cap)
 
 
-def _midpoints_implied(m: KinematicsModel) -> bool:
-    """Whether the midpoint condition follows from the end cells: one end rectangle, the
-    car inside it, and a midpoint rectangle containing it doubled (a segment between two
-    points of a rectangle has its midpoint in it)."""
-    if len(m.end_rects) != 1:
-        return False
-    x0, x1, y0, y1 = m.end_rects[0]
-    cx, cy = m.initial
-    return (x0 <= cx <= x1 and y0 <= cy <= y1
-            and any(a <= 2 * x0 and 2 * x1 <= b and c <= 2 * y0 and 2 * y1 <= d
-                    for a, b, c, d in m.mid_rects))
-
-
 def estimated_clauses(m: KinematicsModel) -> int:
-    """The clauses `encode` writes, up to a few per step: the sums dominate (positions
-    times velocities per move and axis, twice over, and again for the midpoints)."""
-    mid = 1 if _midpoints_implied(m) else 2
+    """The clauses `encode` writes, up to a few per step: the sums x_t = x_{t-1} + v_t
+    dominate (positions times velocities per move and axis, twice over; two per position
+    on a free axis), then the conditions on points of the move (the midpoint, the sample
+    families: at most two clauses per value of the smaller domain for each threshold a
+    rectangle reads, and one per rectangle), the walls (two each) and the cuts (one
+    each)."""
+    speeds = m.box_speeds
+    conditions = [mid_walls(m), *(sample_walls(m, n) for _, n in m.samples)]
     total = 0
     for t in range(1, m.horizon + 1):
-        for extent, axis in ((m.width, "x"), (m.height, "y")):
-            v = 2 * velocity_cap(m, t, extent, axis) + 1
-            total += 2 * mid * extent * v
+        smaller = []
+        for i, (axis, extent) in enumerate((("x", m.width), ("y", m.height))):
+            if axis in m.free_axes:
+                total += 2 * extent
+                smaller.append(extent)
+                continue
+            v = 2 * min(velocity_cap(m, t, extent, axis), speeds[i]) + 1
+            total += 2 * extent * v + 2 * (v + 2)
+            smaller.append(min(extent, v))
+        for rects in conditions:
+            xs = {a for r in rects for a in (r[0], r[1] + 1)}
+            ys = {a for r in rects for a in (r[2], r[3] + 1)}
+            total += len(rects) + 2 * (len(xs) * smaller[0] + len(ys) * smaller[1])
+        total += 2 * (len(m.row_walls) + len(m.col_walls)) + len(m.cuts) + 12
     return total
 
 
@@ -189,33 +215,51 @@ def encode(m: KinematicsModel) -> KinematicsCnf:
         raise SizeBudgetExceeded("the kinematics CNF", size, MAX_CLAUSES, "clauses",
                                  note="positions x velocities per move and axis")
     cnf = Cnf()
-    mid = not _midpoints_implied(m)
+    banned = mid_walls(m)
+    mid = bool(banned)
     x = cnf.integer(m.initial[0], m.initial[0])
     y = cnf.integer(m.initial[1], m.initial[1])
-    vx = vy = cnf.integer(0, 0)
+    zero = cnf.integer(0, 0)
+    vel: tuple[_Int | None, _Int | None] = (zero, zero)
     done: Lit = False
     started: Lit = False
     xs, ys, arrivals = [x], [y], []
+    speeds = m.box_speeds
     for t in range(1, m.horizon + 1):
         g = done  # every clause of move t holds unless the car arrived before it
-        cx, cy = (velocity_cap(m, t, m.width, "x"), velocity_cap(m, t, m.height, "y"))
-        nvx, nvy = cnf.integer(-cx, cx), cnf.integer(-cy, cy)
-        nx, ny = cnf.integer(0, m.width - 1), cnf.integer(0, m.height - 1)
-        for prev, v, new in ((x, nvx, nx), (y, nvy, ny)):
+        new_pos = (cnf.integer(0, m.width - 1), cnf.integer(0, m.height - 1))
+        new_vel: list[_Int | None] = []
+        for i, (axis, extent) in enumerate((("x", m.width), ("y", m.height))):
+            cap = min(velocity_cap(m, t, extent, axis), speeds[i])
+            prev, new = (x, y)[i], new_pos[i]
+            if axis in m.free_axes:  # the displacement alone: |new - prev| <= cap
+                _displacement(cnf, g, prev, new, cap)
+                new_vel.append(None)
+                continue
+            v = cnf.integer(-cap, cap)
             _sum(cnf, g, prev, 1, v, new)
-        for old, new in ((vx, nvx), (vy, nvy)):
-            _step(cnf, g, old, new)
+            old = vel[i]
+            if old is not None:
+                _step(cnf, g, old, v)
+            new_vel.append(v)
+        nx, ny = new_pos
         inside_rects(cnf, g, nx, ny, m.end_rects)
         if mid:
-            sx, sy = cnf.integer(0, 2 * m.width - 2), cnf.integer(0, 2 * m.height - 2)
-            _sum(cnf, g, x, 2, nvx, sx)
-            _sum(cnf, g, y, 2, nvy, sy)
-            inside_rects(cnf, g, sx, sy, m.mid_rects)
+            samples(cnf, g, _point(cnf, x, nx, new_vel[0], 1, 2),
+                    _point(cnf, y, ny, new_vel[1], 1, 2), banned)
+        walls(cnf, g, (x, y), (nx, ny), m)
+        one_way(cnf, g, (x, y), (nx, ny), m)
+        if m.moving and new_vel[0] is not None and new_vel[1] is not None:
+            cnf.add(g, *_differs(new_vel[0], 0), *_differs(new_vel[1], 0))
+        for j, n in m.samples:
+            samples(cnf, g, _point(cnf, x, nx, new_vel[0], j, n),
+                    _point(cnf, y, ny, new_vel[1], j, n), sample_walls(m, n))
         for cut in m.cuts:
-            cnf.add(g, *_differs(x, cut.x), *_differs(y, cut.y), *_differs(nvx, cut.vx),
-                    *_differs(nvy, cut.vy))
+            cnf.add(g, *_differs(x, cut.x), *_differs(y, cut.y),
+                    *_differs_move(nx, new_vel[0], cut.x, cut.vx),
+                    *_differs_move(ny, new_vel[1], cut.y, cut.vy))
         started, done, arrive = lines_and_arrival(cnf, m, g, (x, y), (nx, ny), started, done)
-        x, y, vx, vy = nx, ny, nvx, nvy
+        x, y, vel = nx, ny, (new_vel[0], new_vel[1])
         xs.append(x), ys.append(y), arrivals.append(arrive)
     cnf.add(done)
     return KinematicsCnf(cnf.clauses, cnf.nvars, mid, tuple(xs), tuple(ys), tuple(arrivals))
@@ -248,6 +292,116 @@ def _sum(cnf: Cnf, g: Lit, a: _Int, scale: int, b: _Int, out: _Int) -> None:
             s = scale * va + vb
             cnf.add(g, neg(ga), neg(b.ge(vb)), out.ge(s))
             cnf.add(g, neg(la), neg(b.le(vb)), out.le(s))
+
+
+def walls(cnf: Cnf, g: Lit, before: tuple[_Int, _Int], after: tuple[_Int, _Int],
+          m: KinematicsModel) -> None:
+    """While `g` is false: the move crosses no row or column wall (c, a, b) of `m` with
+    both ends beside it (`kinematics.crossing_walls`): two clauses of order literals per
+    wall, one per direction."""
+    for axis, ws in ((1, m.row_walls), (0, m.col_walls)):
+        u0, u1 = before[axis], after[axis]
+        w0, w1 = before[1 - axis], after[1 - axis]
+        for c, a, b in ws:
+            beside = (neg(w0.ge(a)), w0.ge(b + 1), neg(w1.ge(a)), w1.ge(b + 1))
+            cnf.add(g, u0.ge(c), u1.le(c), *beside)
+            cnf.add(g, u1.ge(c), u0.le(c), *beside)
+
+
+def one_way(cnf: Cnf, g: Lit, before: tuple[_Int, _Int], after: tuple[_Int, _Int],
+            m: KinematicsModel) -> None:
+    """While `g` is false: the move crosses no line of `m.line_walls` the wrong way with
+    both ends beside its span (`kinematics.one_way`): one clause a line."""
+    for line in m.line_walls:
+        fixed = 0 if line.axis == "x" else 1
+        f0, f1 = before[fixed], after[fixed]
+        s0, s1 = before[1 - fixed], after[1 - fixed]
+        if line.sign > 0:  # wrong way: from k + 1 or more to k or less
+            across = (f0.le(line.k), f1.ge(line.k + 1))
+        else:
+            across = (f0.ge(line.k + 1), f1.le(line.k))
+        cnf.add(g, *across, neg(s0.ge(line.lo)), s0.ge(line.hi + 1), neg(s1.ge(line.lo)),
+                s1.ge(line.hi + 1))
+
+
+def samples(cnf: Cnf, g: Lit, sx: _Scaled, sy: _Scaled, rects: tuple[Rect, ...]) -> None:
+    """While `g` is false: the sample point (sx, sy) (`_point`) lies in none of `rects`
+    (`kinematics.sample_walls`): one clause per rectangle over the literals [sx >= a]
+    of its bounds."""
+    for x0, x1, y0, y1 in rects:
+        cnf.add(g, neg(sx.ge(x0)), sx.ge(x1 + 1), neg(sy.ge(y0)), sy.ge(y1 + 1))
+
+
+def _point(cnf: Cnf, prev: _Int, new: _Int, v: _Int | None, j: int, n: int) -> _Scaled:
+    """The coordinate n p + j v of the point p + (j / n) v of the move from `prev` to `new`
+    (v = new - prev): over the velocity where the axis has one (its domain is the smaller),
+    else as (n - j) prev + j new."""
+    if v is not None:
+        return _Scaled(cnf, prev, n, v, j)
+    return _Scaled(cnf, prev, n - j, new, j)
+
+
+def _displacement(cnf: Cnf, g: Lit, prev: _Int, new: _Int, cap: int) -> None:
+    """While `g` is false: |new - prev| <= cap, two clauses per value of `prev`."""
+    for a in range(prev.lo, prev.hi + 1):
+        cnf.add(g, neg(prev.ge(a)), new.ge(a - cap))
+        cnf.add(g, neg(prev.le(a)), new.le(a + cap))
+
+
+def _differs_move(new: _Int, v: _Int | None, start: int, velocity: int) -> tuple[Lit, Lit]:
+    """Two literals whose disjunction says the move's velocity is not `velocity`, given
+    its start coordinate is `start`: over the velocity where the axis has one, else over
+    the end coordinate."""
+    return _differs(v, velocity) if v is not None else _differs(new, start + velocity)
+
+
+class _Scaled:
+    """The integer ca * a + cb * b (ca, cb > 0) of two order-encoded integers, with an
+    order literal [>= k] made only for the thresholds k asked for (`_at_least`): a
+    condition on a few of its values costs clauses per threshold, not per pair of
+    values."""
+
+    def __init__(self, cnf: Cnf, a: _Int, ca: int, b: _Int, cb: int) -> None:
+        self.cnf, self.a, self.ca, self.b, self.cb = cnf, a, ca, b, cb
+        self.made: dict[int, Lit] = {}
+
+    def ge(self, k: int) -> Lit:
+        if k not in self.made:
+            self.made[k] = _at_least(self.cnf, self.a, self.ca, self.b, self.cb, k)
+        return self.made[k]
+
+    def le(self, k: int) -> Lit:
+        return neg(self.ge(k + 1))
+
+
+def _at_least(cnf: Cnf, a: _Int, ca: int, b: _Int, cb: int, k: int) -> Lit:
+    """A literal equivalent to ca * a + cb * b >= k (ca, cb > 0), by clauses over the
+    order literals of the smaller of the two domains: for each value u of a,
+    [a >= u] and [b >= ceil((k - ca u) / cb)] imply it, and [a <= u] and
+    [b <= floor((k - 1 - ca u) / cb)] imply its negation (only the values that matter;
+    a constant where the sum's range decides)."""
+    if ca * a.lo + cb * b.lo >= k:
+        return True
+    if ca * a.hi + cb * b.hi < k:
+        return False
+    if b.hi - b.lo < a.hi - a.lo:
+        a, ca, b, cb = b, cb, a, ca
+    lit = cnf.var()
+    for u in range(a.lo, a.hi + 1):  # ca * a + cb * b >= k -> lit
+        w = -((ca * u - k) // cb)  # ceil((k - ca u) / cb)
+        if w > b.hi:
+            continue
+        cnf.add(neg(a.ge(u)), neg(b.ge(w)), lit)
+        if w <= b.lo:
+            break
+    for u in range(a.hi, a.lo - 1, -1):  # ca * a + cb * b <= k - 1 -> not lit
+        w = (k - 1 - ca * u) // cb
+        if w < b.lo:
+            continue
+        cnf.add(neg(a.le(u)), neg(b.le(w)), -lit)
+        if w >= b.hi:
+            break
+    return lit
 
 
 def _step(cnf: Cnf, g: Lit, old: _Int, new: _Int) -> None:
