@@ -32,7 +32,9 @@ Every cell a valid move touches is on the track on some layer (`Geometry._walk`)
   (`sample_point`); the move passes through that cell's interior, so the cell is on the
   track: (n x_{t-1} + j vx_t, n y_{t-1} + j vy_t) lies in none of the off-track
   rectangles scaled by n (`sample_walls`). With the families up to n = the largest speed
-  no wall is jumped at all, but each costs a condition per step, so they come lazily.
+  a wall's cell is passed over only where the move grazes it (its samples all land
+  elsewhere: (0, 0) to (2, 3) touches (0, 1) and (2, 2), no sample with n <= 3 lands in
+  either); each costs a condition per step, so they come lazily.
 
 Two more families of the refinement state rules the relaxation leaves out: a *line wall*
 (a start or finish line that no valid move crosses against its direction with both ends
@@ -55,9 +57,10 @@ corner, or touches a cell off its own layer only) is forbidden at every step (a 
 `Cut`). A
 counterexample-guided refinement that stays a relaxation, so each answer keeps its
 meaning; it is bounded by `max_cuts` cuts and `max_samples` sample families, and
-deterministic (the same families and cuts in the same order on every run). The bundled
-tracks need no cut but 4_esquinas's one; ocho's relaxed car leaves its bridge's layer
-where no cut is sound.
+deterministic (the same families and cuts in the same order on every run); a solution
+whose invalid moves add nothing new ends the refinement as `stuck` (only an encoding
+error could give one). The bundled tracks need no cut; ocho's relaxed car leaves its
+bridge's layer where no cut is sound.
 
 `KinematicsModel.box_speeds` is the largest speed a car can reach between two cells of
 the model's `box` (s moves of acceleration from rest cover s (s + 1) / 2 cells): implied
@@ -93,7 +96,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import lru_cache
 from math import gcd
 from typing import Literal
 
@@ -118,7 +121,7 @@ Wall = tuple[int, int, int]
 (a column wall), a maximal run (`crossing_walls`)."""
 MAX_CUTS = 16
 """Cuts one refinement may add before it gives up (a deterministic work bound). With the
-walls and the families the bundled tracks need at most one (4_esquinas); before them the
+walls and the families the bundled tracks need none; before them the
 relaxed car jumped walls in ever new places (llanura still had new jumps after 600 cuts)."""
 MAX_SAMPLES = 12
 """Sample families one refinement may add before it gives up (a deterministic work
@@ -265,7 +268,7 @@ def mid_walls(m: KinematicsModel) -> tuple[Rect, ...]:
     return _mid_walls(m.mid_rects, m.bounds)
 
 
-@cache
+@lru_cache(maxsize=64)
 def _mid_walls(mid_rects: tuple[Rect, ...], bounds: Rect) -> tuple[Rect, ...]:
     bx0, bx1, by0, by1 = bounds
     runs_of: dict[int, list[tuple[int, int]]] = {}
@@ -598,6 +601,7 @@ def build(m: KinematicsModel) -> _Built:
     alive = [model.NewConstant(1)]  # alive[t]: move t is made (no arrival before it)
     arrive: list[cp_model.IntVar] = []
     started: list[cp_model.IntVar] = []  # started[t-1]: the start line crossed by move t
+    walls_of = {n: sample_walls(m, n) for _, n in m.samples}
     for t in range(1, m.horizon + 1):
         x, y = model.NewIntVar(0, m.width - 1, f"x{t}"), model.NewIntVar(0, m.height - 1, f"y{t}")
         cap = m.opening.speed_cap(m.opening.phase_at(t - 1))
@@ -636,7 +640,7 @@ def build(m: KinematicsModel) -> _Built:
                             ).OnlyEnforceIf(a)
         for j, n in m.samples:
             px, py = n * xs[-1] + j * vx, n * ys[-1] + j * vy
-            for rect in sample_walls(m, n):
+            for rect in walls_of[n]:
                 bounds.outside((j, n), px, py, rect)
         for cut in m.cuts:
             _forbid(model, xs[-1], ys[-1], vx, vy, cut, a)
@@ -844,15 +848,20 @@ def refine(track: Track, horizon: int, *, budget: float = DEFAULT_CPSAT_BUDGET, 
             family = explaining_sample(off, cut.x, cut.y, cut.vx, cut.vy)
             wall = next((line for line in lines
                          if wrong_way(line, cut.x, cut.y, cut.vx, cut.vy)), None)
-            if (cut.vx, cut.vy) == (0, 0) and not moving and not base.free_axes:
+            if (cut.vx, cut.vy) == (0, 0) and not base.free_axes:
                 moving = True
             elif family is not None:
                 if family not in samples:
                     samples.append(family)
-            elif wall is not None and wall not in walls:
-                walls.append(wall)
+            elif wall is not None:
+                if wall not in walls:
+                    walls.append(wall)
             elif cut not in found and cut not in new_cuts:
                 new_cuts.append(cut)
+        if (tuple(samples), tuple(walls), moving) == (fam.samples, fam.lines, fam.moving) \
+                and not new_cuts:
+            return end("stuck", r.positions, "a relaxed solution whose invalid moves the "
+                       "model already forbids: nothing new to add (an encoding error)")
         if len(samples) > max_samples:
             return end("stuck", r.positions, f"{len(fam.samples)} sample families added, "
                        f"the next solution needs {len(samples) - len(fam.samples)} more "

@@ -225,6 +225,7 @@ def encode(m: KinematicsModel) -> KinematicsCnf:
     started: Lit = False
     xs, ys, arrivals = [x], [y], []
     speeds = m.box_speeds
+    walls_of = {n: sample_walls(m, n) for _, n in m.samples}
     for t in range(1, m.horizon + 1):
         g = done  # every clause of move t holds unless the car arrived before it
         new_pos = (cnf.integer(0, m.width - 1), cnf.integer(0, m.height - 1))
@@ -253,7 +254,7 @@ def encode(m: KinematicsModel) -> KinematicsCnf:
             cnf.add(g, *_differs(new_vel[0], 0), *_differs(new_vel[1], 0))
         for j, n in m.samples:
             samples(cnf, g, _point(cnf, x, nx, new_vel[0], j, n),
-                    _point(cnf, y, ny, new_vel[1], j, n), sample_walls(m, n))
+                    _point(cnf, y, ny, new_vel[1], j, n), walls_of[n])
         for cut in m.cuts:
             cnf.add(g, *_differs(x, cut.x), *_differs(y, cut.y),
                     *_differs_move(nx, new_vel[0], cut.x, cut.vx),
