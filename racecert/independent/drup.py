@@ -74,6 +74,7 @@ _WORK_PER_CALL = 1 << 22  # watch entries visited per kernel call (Ctrl-C is see
 _MAX_VARS = 10_000_000  # literal-indexed arrays: guards against absurd literals in a proof
 _DEL_MARK = 1 << 40  # stands in for "d" while the text proof is parsed by numpy
 _TEXT_CHARS = str.maketrans("", "", "0123456789-d \t\r\n\f\v")
+_DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,10 @@ def _parse_text(text: str) -> _Flat:
     bad = text.translate(_TEXT_CHARS)
     if bad:
         raise ValueError(f"unexpected characters in text proof: {sorted(set(bad))[:10]!r}")
-    if re.search(r"-(?!\d)|\d-", text):
+    # a "-" not followed by a digit, or following one (two searches: one regular expression
+    # starting with a digit class tries every digit, 30x slower)
+    if "-" in text and (re.search(r"-(?![0-9])", text)
+                        or "0-" in text.translate(_DIGITS_TO_ZERO)):
         raise ValueError("malformed literal in text proof")
     if "d" in text:
         text = text.replace("d", f" {_DEL_MARK} ")
@@ -376,31 +380,43 @@ class _Db:
     """The clause database and checker state of one check (internal): the arrays that
     `racecert.independent.drup_kernel` works on (its module docstring describes them)."""
 
-    def __init__(self, lits: np.ndarray, cst: np.ndarray, nunits: int, nvars: int,
-                 n_formula: int, core_first: bool) -> None:
+    def __init__(self, formula: _Flat, proof: _Flat, nvars: int, core_first: bool) -> None:
         nl = 2 * (nvars + 1)
-        families = 2 if core_first else 1
-        self.lits = lits
-        self.cst = cst
-        self.marked = np.zeros(len(cst) - 1, dtype=np.uint8)
+        n_clauses = len(formula) + len(proof) - int(np.count_nonzero(proof.dels))
+        lits = np.empty(formula.lits.size + proof.lits.size, dtype=np.int32)
+        self.cst = np.empty(n_clauses + 1, dtype=np.int64)
+        self.steps = np.empty(len(proof), dtype=np.int64)
+        occ = np.zeros(2 * nl, dtype=np.int64)
+        used, self.ignored, nunits = _k.build_db(
+            formula.lits, formula.start, proof.lits, proof.start, proof.dels, nvars, lits,
+            self.cst, self.steps, occ)
+        self.lits = lits[:used].copy()
+        del lits
+        self.marked = np.zeros(n_clauses, dtype=np.uint8)
         self.val = np.zeros(nl, dtype=np.int8)
         self.reason = np.full(nvars + 1, -1, dtype=np.int32)
         self.seen = np.zeros(nl, dtype=np.uint8)
         self.trail = np.zeros(nvars + 1, dtype=np.int32)
         self.units = np.zeros(nunits + 1, dtype=np.int32)
-        self.pool = np.zeros(max(1 << 16, 8 * n_formula), dtype=np.int32)
-        self.lst = np.zeros(2 * families * nl, dtype=np.int64)
-        self.lln = np.zeros(2 * families * nl, dtype=np.int32)
-        self.lcp = np.zeros(2 * families * nl, dtype=np.int32)
+        # a fixed region per (kind, literal): one entry per clause of that kind holding it
+        self.rcap = occ.astype(np.int32)
+        ints = occ
+        ints[nl:] *= 2  # implication entries are (literal, clause) pairs
+        self.rbeg = np.cumsum(ints) - ints
+        self.pool = np.empty(max(int(ints.sum()), 1), dtype=np.int32)
+        del occ, ints
+        self.rlen = np.zeros(4 * nl, dtype=np.int32)
         self.sc = np.zeros(_k.NSC, dtype=np.int64)
         self.sc[_k.CF] = core_first
         self.sc[_k.NL] = nl
-        self.sc[_k.BBASE] = families * nl
+        self.sc[_k.IGNORED] = self.ignored
 
-    def state(self) -> tuple[np.ndarray, ...]:
-        """The arrays of the kernel's passes, in their order."""
-        return (self.lits, self.cst, self.marked, self.val, self.reason, self.seen,
-                self.trail, self.units, self.pool, self.lst, self.lln, self.lcp, self.sc)
+    def run(self, op: int, nf: int, backward: bool, every: int) -> int:
+        """One call of the kernel's `run_pass`; its status."""
+        return _k.run_pass(op, self.steps, nf, backward, every, _WORK_PER_CALL, self.lits,
+                           self.cst, self.marked, self.val, self.reason, self.seen,
+                           self.trail, self.units, self.pool, self.rbeg, self.rcap,
+                           self.rlen, self.sc)
 
     def clause(self, cid: int) -> list[int]:
         """Clause ``cid`` as DIMACS integers, in its current literal order."""
@@ -429,11 +445,9 @@ def _run(
         return DrupResult(False, total, 0, None,
                           f"variable index {nvars} exceeds the checker's limit {_MAX_VARS}",
                           time.perf_counter() - t0, mode, n_lemmas)
-    lits, cst, steps, ignored, nunits = _k.build_db(
-        formula.lits, formula.start, proof.lits, proof.start, proof.dels, nvars)
-    db = _Db(lits, cst, nunits, nvars, n_formula, core_first and backward)
+    db = _Db(formula, proof, nvars, core_first and backward)
+    del formula, proof
     sc = db.sc
-    sc[_k.IGNORED] = ignored
 
     def result(ok: bool, failed: int | None, why: str,
                conflict: int | None = None) -> DrupResult:
@@ -442,15 +456,20 @@ def _run(
                           time.perf_counter() - t0, mode, n_lemmas, conflict,
                           int(sc[_k.IGNORED]), core)
 
-    def not_rup(s: int) -> DrupResult:
-        return result(False, s + 1,
-                      f"lemma at step {s + 1} is not RUP: {_fmt(db.clause(int(steps[s])))}")
+    def failure(status: int) -> DrupResult:
+        s = int(sc[_k.S])
+        if status == _k.NOT_RUP:
+            return result(False, s + 1, f"lemma at step {s + 1} is not RUP: "
+                                        f"{_fmt(db.clause(int(db.steps[s])))}")
+        why = "watch lists inconsistent" if sc[_k.OVERFLOW] else "unexpected conflict"
+        return result(False, s + 1, f"internal error: {why}")  # pragma: no cover
 
     # formula
-    conflicting, db.pool = _k.run_pass(_k.LOAD_FORMULA, steps, n_formula, backward, 0, 0,
-                                       *db.state())
-    if conflicting:
+    status = db.run(_k.LOAD_FORMULA, n_formula, backward, 0)
+    if status == _k.FORMULA_CONFLICT:
         return result(True, None, "formula is conflicting by unit propagation", 0)
+    if status == _k.INTERNAL:  # pragma: no cover - would mean an internal inconsistency
+        return result(False, None, "internal error: watch lists inconsistent")
 
     # forward pass, in calls of bounded work (progress and Ctrl-C between them)
     every = _PROGRESS_EVERY if progress is not None else 0
@@ -458,14 +477,13 @@ def _run(
         s = int(sc[_k.S])
         if progress is not None and s % _PROGRESS_EVERY == 0 and s < total:
             progress("forward", s, total)
-        status, db.pool = _k.run_pass(_k.FORWARD, steps, n_formula, backward, every,
-                                      _WORK_PER_CALL, *db.state())
+        status = db.run(_k.FORWARD, n_formula, backward, every)
         if status != _k.PAUSED:
             break
-    if status == _k.NOT_RUP:
-        return not_rup(int(sc[_k.S]))
     if status == _k.DONE:
         return result(False, None, "no conflict: the proof never derives the empty clause")
+    if status != _k.CONFLICT:
+        return failure(status)
     conflict_at = int(sc[_k.CONFLICT_AT])
     if not backward:
         return result(True, None, f"verified: conflict after step {conflict_at + 1}",
@@ -476,15 +494,11 @@ def _run(
         s = int(sc[_k.S])
         if progress is not None and s % _PROGRESS_EVERY == 0:
             progress("backward", conflict_at - s, conflict_at + 1)
-        status, db.pool = _k.run_pass(_k.BACKWARD, steps, n_formula, backward, every,
-                                      _WORK_PER_CALL, *db.state())
+        status = db.run(_k.BACKWARD, n_formula, backward, every)
         if status != _k.PAUSED:
             break
-    s = int(sc[_k.S])
-    if status == _k.NOT_RUP:
-        return not_rup(s)
-    if status == _k.INTERNAL:  # pragma: no cover - would mean an internal inconsistency
-        return result(False, s + 1, "internal error: unexpected conflict")
+    if status != _k.DONE:
+        return failure(status)
     checked = int(sc[_k.CHECKED])
     return result(True, None,
                   f"verified: conflict after step {conflict_at + 1}; "

@@ -2,7 +2,7 @@
 
 Written for the independent side from the checker's own rules (drup's module docstring)
 and sharing no code with the oracle's kernels. `build_db` turns the parsed formula and
-proof into one clause database; the rest is the checker proper, a step-for-step
+proof into one clause database; `run_pass` runs the checker proper, a step-for-step
 transcription of drup's former pure-Python checker, so that every figure of a
 `DrupResult` (which lemmas are checked, which clauses are marked, which deletions are
 ignored) is what that checker gave:
@@ -14,25 +14,30 @@ ignored) is what that checker gave:
   false, unassigned), ``reason[v]`` the clause that implied variable ``v`` (-1 for a
   RUP assumption), ``trail`` the true literals in assignment order, ``seen`` the
   conflict analysis' marks, ``marked`` the clauses the refutation uses.
-- **watch lists**, one per (family, literal): family 0 holds unmarked clauses, family
-  1 (only with core-first) marked ones; clauses of three or more literals sit in the
-  lists of their two watched literals (``list = family * NL + code``), binary clauses
-  in implication lists of (other literal, clause id) pairs (``list = BBASE + family *
-  NL + code``). Every list is a region of one growable int32 ``pool``: ``lst`` (start),
-  ``lln`` (length), ``lcp`` (capacity); a full list moves to the pool's end with twice
-  the room (the pool itself doubles when needed), and the regions left behind are
-  reclaimed by `_compact` between proof steps once they outweigh the live ones.
-  Appending, removing (first occurrence, the rest shifted down) and the propagation's
-  in-place filtering keep each list in the order Python lists had.
-- **scalars** live in the int64 array ``sc`` (indices below); functions that may grow
-  the pool return it.
+- **watch lists**, visited when their literal becomes false: clauses of three or more
+  literals sit in the lists of their two watched literals (kind 0), binary clauses in
+  implication lists of (other literal, clause id) pairs (kind 1); each in family 0
+  (unmarked clauses) or, with core-first, family 1 (marked ones). A clause is in at most
+  one list of a literal at a time, so the lists of literal ``l`` of one kind never hold
+  more entries than there are clauses of that kind containing ``l``: each (kind, ``l``)
+  owns a fixed region of the int32 ``pool`` of that many entries (``rbeg`` its start,
+  ``rcap`` its entries; region ``kind * NL + l``), family 1 growing up from its start and
+  family 0 down from its end (entry ``j`` of a list is at ``rbeg + w j``, resp.
+  ``rbeg + w (rcap - 1 - j)``, ``w`` = 1 or 2 ints), ``rlen[(2 kind + family) NL + l]``
+  entries each. Nothing is ever reallocated. Appending, removing (the first occurrence,
+  later entries shifted down) and the propagation's in-place filtering keep each list in
+  the order the Python lists had.
+- **scalars** live in the int64 array ``sc`` (indices below).
 
-The step loops (`forward`, `backward`) stop at a step boundary when a work budget
-(watch and implication entries visited) is spent or a progress step is reached, and
-return to Python, which reports progress and sees a Ctrl-C between calls. Python calls
-two entry points, `build_db` and `run_pass` (the passes behind one dispatcher: each entry
-point's machine code is loaded from numba's cache separately, some 20 ms each). Plain
-integer loops, cached machine code (`cache=True`).
+No function that Python calls returns an array: numba converts a returned array through
+Python code (an unpickling of its type), the first Python code run after the call, where
+a pending Ctrl-C would then be raised (and be taken for one inside numba). The step loops
+stop at a step boundary when a work budget (watch and implication entries visited) is
+spent or a progress step is reached and return a status, so Python reports progress and
+sees a Ctrl-C between calls. Python calls two entry points, `build_db` and `run_pass` (the
+passes behind one dispatcher: each entry point's machine code is loaded from numba's
+cache separately, some 20 ms each). Plain integer loops, cached machine code
+(`cache=True`).
 """
 
 from __future__ import annotations
@@ -44,12 +49,11 @@ NONE = -(1 << 62)
 """A proof step that is skipped (an ignored deletion)."""
 
 # indices into the scalar array `sc`
-TL, QC, QN, DIRTY, NU, PTOP, PWASTE, WORK, CF, NL, BBASE, S, CHECKED, IGNORED, \
-    CONFLICT_AT, TOP_BEFORE = range(16)
-NSC = 16
+TL, QC, QN, DIRTY, NU, WORK, CF, NL, S, CHECKED, IGNORED, CONFLICT_AT, OVERFLOW = range(13)
+NSC = 13
 
-# what `forward` and `backward` return
-PAUSED, CONFLICT, NOT_RUP, DONE, INTERNAL = range(5)
+# what `run_pass` returns
+PAUSED, CONFLICT, NOT_RUP, DONE, INTERNAL, FORMULA_OK, FORMULA_CONFLICT = range(7)
 
 # the passes of `run_pass`
 LOAD_FORMULA, FORWARD, BACKWARD = range(3)
@@ -68,29 +72,27 @@ def _mix(code):
 
 
 @njit(cache=True, nogil=True)
-def build_db(flits, fstart, plits, pstart, pdel, nvars):
-    """The clause database of a formula and a proof (literals as int64 DIMACS integers,
-    clause ``i`` at ``[start[i], start[i + 1])``; ``pdel[s]`` 1 for a deletion).
+def build_db(flits, fstart, plits, pstart, pdel, nvars, lits, cst, steps, occ):
+    """Fill the clause database of a formula and a proof (literals as int64 DIMACS
+    integers, clause ``i`` at ``[start[i], start[i + 1])``; ``pdel[s]`` 1 for a deletion).
 
     Duplicate literals are dropped (first occurrences kept, in order). Formula clauses
-    get ids ``0..nf-1``, added lemmas the next ids in proof order. A deletion of a clause
-    of two or more literals removes the most recently added live clause with the same
-    literal set (a hash table of literal sets, each holding a stack of clause ids);
-    deletions of units, of the empty clause and of nothing live are ignored.
+    get ids ``0..nf-1``, added lemmas the next ids in proof order: ``lits`` (room for
+    every literal) and ``cst`` (one more than the clauses) are filled. A deletion of a
+    clause of two or more literals removes the most recently added live clause with the
+    same literal set (a hash table of literal sets, each holding a stack of clause ids);
+    deletions of units, of the empty clause and of nothing live are ignored. ``steps[s]``
+    becomes the clause id an addition adds, ``~cid`` for the clause a deletion deletes,
+    `NONE` when ignored. ``occ[kind * NL + code]`` counts the clauses of three or more
+    literals (kind 0) and of two (kind 1) that contain ``code``.
 
-    Returns ``(lits, cst, steps, ignored, nunits)``: ``steps[s]`` is the clause id an
-    addition adds, ``~cid`` for the clause a deletion deletes, `NONE` when ignored.
+    Returns ``(literals used, deletions ignored, unit clauses)``.
     """
     nf = len(fstart) - 1
     ns = len(pstart) - 1
-    nadd = nf
-    for s in range(ns):
-        if pdel[s] == 0:
-            nadd += 1
-    lits = np.empty(len(flits) + len(plits), np.int32)
-    cst = np.zeros(nadd + 1, np.int64)
-    steps = np.empty(ns, np.int64)
-    stamp = np.zeros(2 * (nvars + 1), np.int32)
+    nadd = len(cst) - 1
+    nl = 2 * (nvars + 1)
+    stamp = np.zeros(nl, np.int32)
     cap = 16
     while cap < 2 * nadd:
         cap *= 2
@@ -106,6 +108,7 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars):
     ignored = 0
     nunits = 0
     tick = 0
+    cst[0] = 0
     for i in range(nf + ns):
         s = i - nf
         if i < nf:
@@ -136,7 +139,7 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars):
             steps[s] = NONE
             ignored += 1
             continue
-        # the group of this literal set (the literals are stamped with `tick`)
+        # the group of this literal set (its literals are stamped with `tick`)
         g = -1
         p = np.int64(h & np.uint64(mask))
         while slots[p] >= 0:
@@ -164,10 +167,14 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars):
             continue
         cid = ncl
         ncl += 1
-        top += k
-        cst[ncl] = top
         if k == 1:
             nunits += 1
+        elif k >= 2:
+            base = nl if k == 2 else 0
+            for j in range(top, top + k):
+                occ[base + lits[j]] += 1
+        top += k
+        cst[ncl] = top
         if g < 0:
             g = ngroups
             ngroups += 1
@@ -179,122 +186,85 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars):
         gtop[g] = cid
         if i >= nf:
             steps[s] = cid
-    return lits[:top].copy(), cst, steps, ignored, nunits
+    return top, ignored, nunits
 
 
 # --------------------------------------------------------------------------- watch lists
 
 
 @njit(cache=True, nogil=True)
-def _relocate(pool, lst, lln, lcp, sc, k, need):
-    """Move list ``k`` to the pool's end with room for at least ``need`` ints."""
-    cap = max(4, 2 * np.int64(lcp[k]))
-    while cap < need:
-        cap *= 2
-    top = sc[PTOP]
-    if top + cap > len(pool):
-        grown = np.empty(max(2 * len(pool), top + cap), np.int32)
-        grown[:top] = pool[:top]
-        pool = grown
-    st = lst[k]
-    for j in range(lln[k]):
-        pool[top + j] = pool[st + j]
-    sc[PWASTE] += lcp[k]
-    lst[k] = top
-    lcp[k] = cap
-    sc[PTOP] = top + cap
-    return pool
+def _push(pool, rbeg, rcap, rlen, sc, kind, fam, code, x, y):
+    """Append ``x`` (kind 0) or the pair ``(x, y)`` (kind 1) to list (kind, fam, code)."""
+    nl = sc[NL]
+    r = kind * nl + code
+    k = (2 * kind + fam) * nl + code
+    n = rlen[k]
+    cap = rcap[r]
+    if n + rlen[(2 * kind + 1 - fam) * nl + code] >= cap:  # cannot happen (see module)
+        sc[OVERFLOW] = 1
+        return
+    j = n if fam else cap - 1 - n
+    if kind == 0:
+        pool[rbeg[r] + j] = x
+    else:
+        p = rbeg[r] + 2 * j
+        pool[p] = x
+        pool[p + 1] = y
+    rlen[k] = n + 1
 
 
 @njit(cache=True, nogil=True)
-def _push(pool, lst, lln, lcp, sc, k, x):
-    """Append ``x`` to list ``k``."""
-    n = lln[k]
-    if n == lcp[k]:
-        pool = _relocate(pool, lst, lln, lcp, sc, k, n + 1)
-    pool[lst[k] + n] = x
-    lln[k] = n + 1
-    return pool
+def _remove(pool, rbeg, rcap, rlen, sc, kind, fam, code, cid):
+    """Remove the first entry of list (kind, fam, code) for clause ``cid``, shifting the
+    later entries down."""
+    nl = sc[NL]
+    r = kind * nl + code
+    k = (2 * kind + fam) * nl + code
+    n = rlen[k]
+    w = kind + 1
+    if fam:
+        base = rbeg[r]
+        step = w
+    else:
+        base = rbeg[r] + w * (rcap[r] - 1)
+        step = -w
+    j = 0
+    while j < n and pool[base + step * j + kind] != cid:
+        j += 1
+    if j == n:  # not listed: cannot happen
+        sc[OVERFLOW] = 1
+        return
+    for q in range(j, n - 1):
+        dst = base + step * q
+        pool[dst] = pool[dst + step]
+        if kind:
+            pool[dst + 1] = pool[dst + step + 1]
+    rlen[k] = n - 1
 
 
 @njit(cache=True, nogil=True)
-def _push2(pool, lst, lln, lcp, sc, k, x, y):
-    """Append the pair ``(x, y)`` to (implication) list ``k``."""
-    n = lln[k]
-    if n + 2 > lcp[k]:
-        pool = _relocate(pool, lst, lln, lcp, sc, k, n + 2)
-    st = lst[k] + n
-    pool[st] = x
-    pool[st + 1] = y
-    lln[k] = n + 2
-    return pool
-
-
-@njit(cache=True, nogil=True)
-def _remove(pool, lst, lln, k, x, width):
-    """Remove the first entry of list ``k`` whose last int is ``x`` (entries of
-    ``width`` ints), shifting the rest down."""
-    st = lst[k]
-    n = lln[k]
-    j = width - 1
-    while pool[st + j] != x:
-        j += width
-    j -= width - 1
-    for q in range(st + j, st + n - width):
-        pool[q] = pool[q + width]
-    lln[k] = n - width
-
-
-@njit(cache=True, nogil=True)
-def _compact(pool, lst, lln, lcp, sc):
-    """A fresh pool holding only the lists' regions (capacities kept), in list order."""
-    live = sc[PTOP] - sc[PWASTE]
-    fresh = np.empty(max(live + live // 2, 1024), np.int32)
-    top = 0
-    for k in range(len(lst)):
-        cap = lcp[k]
-        if cap:
-            st = lst[k]
-            for j in range(lln[k]):
-                fresh[top + j] = pool[st + j]
-            lst[k] = top
-            top += cap
-    sc[PTOP] = top
-    sc[PWASTE] = 0
-    return fresh
-
-
-@njit(cache=True, nogil=True)
-def _watch(cid, lits, cst, marked, pool, lst, lln, lcp, sc):
+def _watch(cid, lits, cst, marked, pool, rbeg, rcap, rlen, sc):
     """Enter a clause of two or more literals into the watch structures."""
     a0 = cst[cid]
     a = lits[a0]
     b = lits[a0 + 1]
-    fb = sc[NL] if (sc[CF] and marked[cid]) else 0
+    fam = 1 if (sc[CF] and marked[cid]) else 0
     if cst[cid + 1] - a0 == 2:
-        base = sc[BBASE] + fb
-        pool = _push2(pool, lst, lln, lcp, sc, base + a, b, cid)
-        pool = _push2(pool, lst, lln, lcp, sc, base + b, a, cid)
+        _push(pool, rbeg, rcap, rlen, sc, 1, fam, a, b, cid)
+        _push(pool, rbeg, rcap, rlen, sc, 1, fam, b, a, cid)
     else:
-        pool = _push(pool, lst, lln, lcp, sc, fb + a, cid)
-        pool = _push(pool, lst, lln, lcp, sc, fb + b, cid)
-    return pool
+        _push(pool, rbeg, rcap, rlen, sc, 0, fam, a, cid, 0)
+        _push(pool, rbeg, rcap, rlen, sc, 0, fam, b, cid, 0)
 
 
 @njit(cache=True, nogil=True)
-def _unwatch(cid, core, lits, cst, pool, lst, lln, sc):
+def _unwatch(cid, core, lits, cst, pool, rbeg, rcap, rlen, sc):
     """Remove a clause of two or more literals from the watch structures."""
     a0 = cst[cid]
-    a = lits[a0]
-    b = lits[a0 + 1]
-    fb = sc[NL] if (sc[CF] and core) else 0
-    if cst[cid + 1] - a0 == 2:
-        base = sc[BBASE] + fb
-        _remove(pool, lst, lln, base + a, cid, 2)
-        _remove(pool, lst, lln, base + b, cid, 2)
-    else:
-        _remove(pool, lst, lln, fb + a, cid, 1)
-        _remove(pool, lst, lln, fb + b, cid, 1)
+    fam = 1 if (sc[CF] and core) else 0
+    kind = 1 if cst[cid + 1] - a0 == 2 else 0
+    _remove(pool, rbeg, rcap, rlen, sc, kind, fam, lits[a0], cid)
+    _remove(pool, rbeg, rcap, rlen, sc, kind, fam, lits[a0 + 1], cid)
 
 
 # --------------------------------------------------------------------------- assignment
@@ -324,24 +294,24 @@ def _truncate(top, val, trail, sc):
 
 
 @njit(cache=True, nogil=True)
-def _attach(cid, lits, cst, marked, val, reason, trail, units, pool, lst, lln, lcp, sc):
+def _attach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap, rlen, sc):
     """Add clause ``cid`` at the current top-level assignment: non-false literals moved
     to the front and watched, the implied literal assigned if the clause is unit. Returns
-    ``(cid if the clause is falsified else -1, pool)``; the caller propagates."""
+    ``cid`` if the clause is falsified, else -1; the caller propagates."""
     a0 = cst[cid]
     n = cst[cid + 1] - a0
     if n == 0:
-        return cid, pool
+        return cid
     if n == 1:
         units[sc[NU]] = cid
         sc[NU] += 1
         code = lits[a0]
         v = val[code]
         if v < 0:
-            return cid, pool
+            return cid
         if v == 0:
             _assign(code, cid, val, reason, trail, sc)
-        return -1, pool
+        return -1
     found = 0
     for k in range(a0, a0 + n):
         code = lits[k]
@@ -351,12 +321,12 @@ def _attach(cid, lits, cst, marked, val, reason, trail, units, pool, lst, lln, l
             found += 1
             if found == 2:
                 break
-    pool = _watch(cid, lits, cst, marked, pool, lst, lln, lcp, sc)
+    _watch(cid, lits, cst, marked, pool, rbeg, rcap, rlen, sc)
     if found == 0:
-        return cid, pool
+        return cid
     if found == 1 and val[lits[a0]] == 0:
         _assign(lits[a0], cid, val, reason, trail, sc)
-    return -1, pool
+    return -1
 
 
 @njit(cache=True, nogil=True)
@@ -371,7 +341,7 @@ def _implied(cid, lits, cst, val, reason):
 
 
 @njit(cache=True, nogil=True)
-def _detach(cid, lits, cst, marked, val, reason, trail, units, pool, lst, lln, sc):
+def _detach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap, rlen, sc):
     """Remove clause ``cid``; if it is the reason of a top-level literal, retract it."""
     a0 = cst[cid]
     n = cst[cid + 1] - a0
@@ -387,7 +357,7 @@ def _detach(cid, lits, cst, marked, val, reason, trail, units, pool, lst, lln, s
                 units[q] = units[q + 1]
         sc[NU] = nu - 1
     else:
-        _unwatch(cid, marked[cid], lits, cst, pool, lst, lln, sc)
+        _unwatch(cid, marked[cid], lits, cst, pool, rbeg, rcap, rlen, sc)
     code = _implied(cid, lits, cst, val, reason)
     if code:
         j = sc[TL] - 1
@@ -398,30 +368,28 @@ def _detach(cid, lits, cst, marked, val, reason, trail, units, pool, lst, lln, s
 
 
 @njit(cache=True, nogil=True)
-def _mark(cid, lits, cst, marked, pool, lst, lln, lcp, sc):
+def _mark(cid, lits, cst, marked, pool, rbeg, rcap, rlen, sc):
     """Mark a clause as used by the refutation (moving it to the core watch lists)."""
     if marked[cid]:
-        return pool
+        return
     if sc[CF] and cst[cid + 1] - cst[cid] >= 2:
-        _unwatch(cid, 0, lits, cst, pool, lst, lln, sc)
+        _unwatch(cid, 0, lits, cst, pool, rbeg, rcap, rlen, sc)
         marked[cid] = 1
-        pool = _watch(cid, lits, cst, marked, pool, lst, lln, lcp, sc)
+        _watch(cid, lits, cst, marked, pool, rbeg, rcap, rlen, sc)
     else:
         marked[cid] = 1
-    return pool
 
 
 @njit(cache=True, nogil=True)
-def _propagate(lits, cst, val, reason, trail, pool, lst, lln, lcp, sc):
+def _propagate(lits, cst, val, reason, trail, pool, rbeg, rcap, rlen, sc):
     """Unit propagation from the unprocessed part of the trail (the hot loop).
 
     Binary clauses from implication lists, longer ones with two watched literals; with
     core-first, every pending literal is propagated over marked clauses before a single
-    one is propagated over unmarked clauses. Returns ``(conflicting clause or -1, pool)``.
+    one is propagated over unmarked clauses. Returns the conflicting clause or -1.
     """
     cf = sc[CF]
     nl = sc[NL]
-    bb = sc[BBASE]
     tl = sc[TL]
     qc = sc[QC]
     qn = sc[QN]
@@ -431,43 +399,56 @@ def _propagate(lits, cst, val, reason, trail, pool, lst, lln, lcp, sc):
         if cf and qc < tl:
             fl = trail[qc] ^ 1
             qc += 1
-            fb = nl
+            fam = 1
         elif qn < tl:
             fl = trail[qn] ^ 1
             qn += 1
-            fb = 0
+            fam = 0
         else:
             break
-        bk = bb + fb + fl
-        bn = lln[bk]
+        # binary clauses: (other literal, clause) pairs
+        r = nl + fl
+        bn = rlen[(2 + fam) * nl + fl]
         if bn:
-            bs = lst[bk]
-            work += bn >> 1
-            for j in range(bs, bs + bn, 2):
-                other = pool[j]
+            work += bn
+            if fam:
+                base = rbeg[r]
+                step = 2
+            else:
+                base = rbeg[r] + 2 * (rcap[r] - 1)
+                step = -2
+            for j in range(bn):
+                p = base + step * j
+                other = pool[p]
                 v = val[other]
                 if v > 0:
                     continue
                 if v < 0:
-                    confl = pool[j + 1]
+                    confl = pool[p + 1]
                     break
                 val[other] = 1
                 val[other ^ 1] = -1
-                reason[other >> 1] = pool[j + 1]
+                reason[other >> 1] = pool[p + 1]
                 trail[tl] = other
                 tl += 1
             if confl >= 0:
                 break
-        wk = fb + fl
-        n = lln[wk]
+        # longer clauses, watched by `fl`
+        k = fam * nl + fl
+        n = rlen[k]
         if n == 0:
             continue
         work += n
-        st = lst[wk]
+        if fam:
+            base = rbeg[fl]
+            step = 1
+        else:
+            base = rbeg[fl] + rcap[fl] - 1
+            step = -1
         i = 0
         kept = 0
         while i < n:
-            cid = pool[st + i]
+            cid = pool[base + step * i]
             i += 1
             a0 = cst[cid]
             other = lits[a0]
@@ -477,25 +458,25 @@ def _propagate(lits, cst, val, reason, trail, pool, lst, lln, lcp, sc):
                 lits[a0 + 1] = fl
             v = val[other]
             if v > 0:
-                pool[st + kept] = cid
+                pool[base + step * kept] = cid
                 kept += 1
                 continue
             moved = False
-            for k in range(a0 + 2, cst[cid + 1]):
-                code = lits[k]
+            for q in range(a0 + 2, cst[cid + 1]):
+                code = lits[q]
                 if val[code] >= 0:
                     lits[a0 + 1] = code
-                    lits[k] = fl
-                    pool = _push(pool, lst, lln, lcp, sc, fb + code, cid)
+                    lits[q] = fl
+                    _push(pool, rbeg, rcap, rlen, sc, 0, fam, code, cid, 0)
                     moved = True
                     break
             if moved:
                 continue
-            pool[st + kept] = cid
+            pool[base + step * kept] = cid
             kept += 1
             if v < 0:
                 while i < n:
-                    pool[st + kept] = pool[st + i]
+                    pool[base + step * kept] = pool[base + step * i]
                     kept += 1
                     i += 1
                 confl = cid
@@ -505,19 +486,19 @@ def _propagate(lits, cst, val, reason, trail, pool, lst, lln, lcp, sc):
             reason[other >> 1] = cid
             trail[tl] = other
             tl += 1
-        lln[wk] = kept
+        rlen[k] = kept
         if confl >= 0:
             break
     sc[TL] = tl
     sc[QC] = qc
     sc[QN] = qn
     sc[WORK] += work
-    return confl, pool
+    return confl
 
 
 @njit(cache=True, nogil=True)
-def _settle(lits, cst, val, reason, trail, units, pool, lst, lln, lcp, sc):
-    """Bring the top-level trail to unit-propagation closure; ``(conflict or -1, pool)``."""
+def _settle(lits, cst, val, reason, trail, units, pool, rbeg, rcap, rlen, sc):
+    """Bring the top-level trail to unit-propagation closure; a conflict or -1."""
     if sc[DIRTY]:
         sc[DIRTY] = 0
         for j in range(sc[NU]):
@@ -527,20 +508,20 @@ def _settle(lits, cst, val, reason, trail, units, pool, lst, lln, lcp, sc):
             if v == 0:
                 _assign(code, u, val, reason, trail, sc)
             elif v < 0:
-                return np.int64(u), pool
+                return np.int64(u)
         sc[QC] = 0
         sc[QN] = 0
-    return _propagate(lits, cst, val, reason, trail, pool, lst, lln, lcp, sc)
+    return _propagate(lits, cst, val, reason, trail, pool, rbeg, rcap, rlen, sc)
 
 
 @njit(cache=True, nogil=True)
-def _analyze(confl, true_code, lits, cst, marked, reason, seen, trail, pool, lst, lln,
-             lcp, sc):
+def _analyze(confl, true_code, lits, cst, marked, reason, seen, trail, pool, rbeg, rcap,
+             rlen, sc):
     """Mark every clause the conflict ``confl`` depends on (walking the trail back); with
     ``confl == -1``, the reasons of the true literal ``true_code`` instead."""
     count = 0
     if confl >= 0:
-        pool = _mark(confl, lits, cst, marked, pool, lst, lln, lcp, sc)
+        _mark(confl, lits, cst, marked, pool, rbeg, rcap, rlen, sc)
         for k in range(cst[confl], cst[confl + 1]):
             t = lits[k] ^ 1
             if not seen[t]:
@@ -558,7 +539,7 @@ def _analyze(confl, true_code, lits, cst, marked, reason, seen, trail, pool, lst
             count -= 1
             r = reason[t >> 1]
             if r >= 0:
-                pool = _mark(r, lits, cst, marked, pool, lst, lln, lcp, sc)
+                _mark(r, lits, cst, marked, pool, rbeg, rcap, rlen, sc)
                 for k in range(cst[r], cst[r + 1]):
                     code = lits[k]
                     if code != t:
@@ -566,14 +547,13 @@ def _analyze(confl, true_code, lits, cst, marked, reason, seen, trail, pool, lst
                         if not seen[u]:
                             seen[u] = 1
                             count += 1
-    return pool
 
 
 @njit(cache=True, nogil=True)
-def _rup(cid, analyze, lits, cst, marked, val, reason, seen, trail, pool, lst, lln, lcp,
+def _rup(cid, analyze, lits, cst, marked, val, reason, seen, trail, pool, rbeg, rcap, rlen,
          sc):
     """Is clause ``cid`` a RUP consequence of the (settled) database? Marks what the
-    check used if ``analyze``. Returns ``(ok, pool)``."""
+    check used if ``analyze``."""
     top = sc[TL]
     for k in range(cst[cid], cst[cid + 1]):
         code = lits[k]
@@ -586,65 +566,67 @@ def _rup(cid, analyze, lits, cst, marked, val, reason, seen, trail, pool, lst, l
                         assumed = True
                         break
                 if not assumed:
-                    pool = _analyze(-1, code, lits, cst, marked, reason, seen, trail, pool,
-                                    lst, lln, lcp, sc)
+                    _analyze(-1, code, lits, cst, marked, reason, seen, trail, pool, rbeg,
+                             rcap, rlen, sc)
             _truncate(top, val, trail, sc)
-            return True, pool
+            return True
         if v == 0:
             _assign(code ^ 1, -1, val, reason, trail, sc)
-    confl, pool = _propagate(lits, cst, val, reason, trail, pool, lst, lln, lcp, sc)
+    confl = _propagate(lits, cst, val, reason, trail, pool, rbeg, rcap, rlen, sc)
     if confl < 0:
         _truncate(top, val, trail, sc)
-        return False, pool
+        return False
     if analyze:
-        pool = _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, lst, lln,
-                        lcp, sc)
+        _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, rbeg, rcap, rlen,
+                 sc)
     _truncate(top, val, trail, sc)
-    return True, pool
+    return True
 
 
 # --------------------------------------------------------------------------- passes
 
 
 @njit(cache=True, nogil=True)
-def load_formula(nf, backward, lits, cst, marked, val, reason, seen, trail, units, pool,
-                 lst, lln, lcp, sc):
-    """Attach the formula's clauses ``0..nf-1`` and propagate. Returns ``(conflicting,
-    pool)``; a conflict is analysed (marked) in backward mode."""
+def _load_formula(nf, backward, lits, cst, marked, val, reason, seen, trail, units, pool,
+                  rbeg, rcap, rlen, sc):
+    """Attach the formula's clauses ``0..nf-1`` and propagate: `FORMULA_CONFLICT` (the
+    conflict analysed, in backward mode) or `FORMULA_OK`."""
     for cid in range(nf):
-        confl, pool = _attach(cid, lits, cst, marked, val, reason, trail, units, pool, lst,
-                              lln, lcp, sc)
+        confl = _attach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
+                        rlen, sc)
         if confl >= 0:
             if backward:
-                pool = _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, lst,
-                                lln, lcp, sc)
-            return True, pool
-    confl, pool = _propagate(lits, cst, val, reason, trail, pool, lst, lln, lcp, sc)
+                _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, rbeg, rcap,
+                         rlen, sc)
+            return FORMULA_CONFLICT
+    confl = _propagate(lits, cst, val, reason, trail, pool, rbeg, rcap, rlen, sc)
     if confl >= 0:
         if backward:
-            pool = _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, lst,
-                            lln, lcp, sc)
-        return True, pool
-    return False, pool
+            _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, rbeg, rcap,
+                     rlen, sc)
+        return FORMULA_CONFLICT
+    return FORMULA_OK
 
 
 @njit(cache=True, nogil=True)
 def _pause(s, start, every, budget, sc):
-    """Whether a pass should return to Python before step ``s``."""
+    """Whether a pass should return to Python before step ``s`` (at once after an
+    overflow)."""
+    if sc[OVERFLOW]:
+        return True
     if s == start:
         return False
     return (every > 0 and s % every == 0) or sc[WORK] >= budget
 
 
 @njit(cache=True, nogil=True)
-def forward(steps, backward, every, budget, lits, cst, marked, val, reason, seen, trail,
-            units, pool, lst, lln, lcp, sc):
+def _forward(steps, backward, every, budget, lits, cst, marked, val, reason, seen, trail,
+             units, pool, rbeg, rcap, rlen, sc):
     """The forward pass from step ``sc[S]``: deletions applied (pseudo-unit ones turned
     into `NONE` and counted), lemmas added (and RUP-checked first unless ``backward``),
-    until the database is conflicting. Returns ``(status, pool)``: `PAUSED` (go on from
-    ``sc[S]``), `CONFLICT` (at step ``sc[CONFLICT_AT]``; in backward mode analysed and
-    the trail cut back to before that step's lemma), `NOT_RUP` (the lemma at ``sc[S]``),
-    or `DONE` (no conflict)."""
+    until the database is conflicting. `PAUSED` (go on from ``sc[S]``), `CONFLICT` (at
+    step ``sc[CONFLICT_AT]``; in backward mode analysed and the trail cut back to before
+    that step's lemma), `NOT_RUP` (the lemma at ``sc[S]``), or `DONE` (no conflict)."""
     total = len(steps)
     s = sc[S]
     start = s
@@ -652,9 +634,7 @@ def forward(steps, backward, every, budget, lits, cst, marked, val, reason, seen
     while s < total:
         if _pause(s, start, every, budget, sc):
             sc[S] = s
-            return PAUSED, pool
-        if sc[PWASTE] > (1 << 20) and 2 * sc[PWASTE] > sc[PTOP]:
-            pool = _compact(pool, lst, lln, lcp, sc)
+            return PAUSED
         code = steps[s]
         if code == NONE:
             s += 1
@@ -665,94 +645,90 @@ def forward(steps, backward, every, budget, lits, cst, marked, val, reason, seen
                 steps[s] = NONE  # drat-trim: (pseudo) unit deletions are ignored
                 sc[IGNORED] += 1
             else:
-                _detach(cid, lits, cst, marked, val, reason, trail, units, pool, lst, lln,
-                        sc)
+                _detach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
+                        rlen, sc)
             s += 1
             continue
         if not backward:
             sc[CHECKED] += 1
-            ok, pool = _rup(code, False, lits, cst, marked, val, reason, seen, trail, pool,
-                            lst, lln, lcp, sc)
-            if not ok:
+            if not _rup(code, False, lits, cst, marked, val, reason, seen, trail, pool,
+                        rbeg, rcap, rlen, sc):
                 sc[S] = s
-                return NOT_RUP, pool
+                return NOT_RUP
         top_before = sc[TL]
-        confl, pool = _attach(code, lits, cst, marked, val, reason, trail, units, pool,
-                              lst, lln, lcp, sc)
+        confl = _attach(code, lits, cst, marked, val, reason, trail, units, pool, rbeg,
+                        rcap, rlen, sc)
         if confl < 0:
-            confl, pool = _propagate(lits, cst, val, reason, trail, pool, lst, lln, lcp,
-                                     sc)
+            confl = _propagate(lits, cst, val, reason, trail, pool, rbeg, rcap, rlen, sc)
         if confl >= 0:
             sc[S] = s
             sc[CONFLICT_AT] = s
-            sc[TOP_BEFORE] = top_before
             if backward:
-                pool = _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool,
-                                lst, lln, lcp, sc)
+                _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, rbeg, rcap,
+                         rlen, sc)
                 _truncate(top_before, val, trail, sc)
-            return CONFLICT, pool
+            return CONFLICT
         s += 1
     sc[S] = s
-    return DONE, pool
+    return DONE
 
 
 @njit(cache=True, nogil=True)
-def backward(steps, every, budget, lits, cst, marked, val, reason, seen, trail, units,
-             pool, lst, lln, lcp, sc):
+def _backward(steps, every, budget, lits, cst, marked, val, reason, seen, trail, units,
+              pool, rbeg, rcap, rlen, sc):
     """The backward pass from step ``sc[S]`` down to 0: deletions undone, lemmas removed,
-    and each marked lemma RUP-checked (marking what its check uses). Returns ``(status,
-    pool)``: `PAUSED` (go on from ``sc[S]``), `NOT_RUP` (the lemma at ``sc[S]``),
-    `INTERNAL` (an unexpected conflict before the check at ``sc[S]``) or `DONE`."""
+    and each marked lemma RUP-checked (marking what its check uses). `PAUSED` (go on from
+    ``sc[S]``), `NOT_RUP` (the lemma at ``sc[S]``), `INTERNAL` (an unexpected conflict
+    before the check at ``sc[S]``) or `DONE`."""
     s = sc[S]
     start = s
     sc[WORK] = 0
     while s >= 0:
         if _pause(s, start, every, budget, sc):
             sc[S] = s
-            return PAUSED, pool
-        if sc[PWASTE] > (1 << 20) and 2 * sc[PWASTE] > sc[PTOP]:
-            pool = _compact(pool, lst, lln, lcp, sc)
+            return PAUSED
         code = steps[s]
         if code == NONE:
             s -= 1
             continue
         if code < 0:  # cannot be falsified: the database was conflict-free here
-            _, pool = _attach(~code, lits, cst, marked, val, reason, trail, units, pool,
-                              lst, lln, lcp, sc)
+            _attach(~code, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
+                    rlen, sc)
             s -= 1
             continue
-        _detach(code, lits, cst, marked, val, reason, trail, units, pool, lst, lln, sc)
+        _detach(code, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap, rlen,
+                sc)
         if not marked[code]:
             s -= 1
             continue
-        confl, pool = _settle(lits, cst, val, reason, trail, units, pool, lst, lln, lcp,
-                              sc)
-        if confl >= 0:
+        if _settle(lits, cst, val, reason, trail, units, pool, rbeg, rcap, rlen, sc) >= 0:
             sc[S] = s
-            return INTERNAL, pool
+            return INTERNAL
         sc[CHECKED] += 1
-        ok, pool = _rup(code, True, lits, cst, marked, val, reason, seen, trail, pool, lst,
-                        lln, lcp, sc)
-        if not ok:
+        if not _rup(code, True, lits, cst, marked, val, reason, seen, trail, pool, rbeg,
+                    rcap, rlen, sc):
             sc[S] = s
-            return NOT_RUP, pool
+            return NOT_RUP
         s -= 1
     sc[S] = s
-    return DONE, pool
+    return DONE
 
 
 @njit(cache=True, nogil=True)
-def run_pass(op, steps, nf, backward_mode, every, budget, lits, cst, marked, val, reason,
-             seen, trail, units, pool, lst, lln, lcp, sc):
-    """`load_formula` (`LOAD_FORMULA`, its answer as status 1/0), `forward` (`FORWARD`) or
-    `backward` (`BACKWARD`): one compiled entry point, so that a process loads the
-    checker's machine code from numba's cache once. Returns ``(status, pool)``."""
+def run_pass(op, steps, nf, backward, every, budget, lits, cst, marked, val, reason, seen,
+             trail, units, pool, rbeg, rcap, rlen, sc):
+    """One pass, or one call's share of it: `LOAD_FORMULA` (attach the formula's ``nf``
+    clauses), `FORWARD` or `BACKWARD` (from step ``sc[S]``, returning to Python after
+    ``budget`` units of work or at a step that is a multiple of ``every`` > 0). Returns
+    the pass' status; `INTERNAL` wherever a watch list overflowed its region or missed a
+    clause (neither can happen: see the module)."""
     if op == LOAD_FORMULA:
-        conflicting, pool = load_formula(nf, backward_mode, lits, cst, marked, val, reason,
-                                         seen, trail, units, pool, lst, lln, lcp, sc)
-        return np.int64(1 if conflicting else 0), pool
-    if op == FORWARD:
-        return forward(steps, backward_mode, every, budget, lits, cst, marked, val, reason,
-                       seen, trail, units, pool, lst, lln, lcp, sc)
-    return backward(steps, every, budget, lits, cst, marked, val, reason, seen, trail,
-                    units, pool, lst, lln, lcp, sc)
+        status = _load_formula(nf, backward, lits, cst, marked, val, reason, seen, trail,
+                               units, pool, rbeg, rcap, rlen, sc)
+    elif op == FORWARD:
+        status = _forward(steps, backward, every, budget, lits, cst, marked, val, reason,
+                          seen, trail, units, pool, rbeg, rcap, rlen, sc)
+    else:
+        status = _backward(steps, every, budget, lits, cst, marked, val, reason, seen,
+                           trail, units, pool, rbeg, rcap, rlen, sc)
+    return INTERNAL if sc[OVERFLOW] else status
