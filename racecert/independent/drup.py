@@ -383,8 +383,10 @@ class _Db:
     def __init__(self, formula: _Flat, proof: _Flat, nvars: int, core_first: bool) -> None:
         nl = 2 * (nvars + 1)
         n_clauses = len(formula) + len(proof) - int(np.count_nonzero(proof.dels))
-        lits = np.empty(formula.lits.size + proof.lits.size, dtype=np.int32)
-        self.cst = np.empty(n_clauses + 1, dtype=np.int64)
+        # every literal, two header ints per clause, and a deletion's header-less copy
+        lits = np.empty(formula.lits.size + proof.lits.size + 2 * n_clauses + 2,
+                        dtype=np.int32)
+        self.cst = np.empty(n_clauses, dtype=np.int64)
         self.steps = np.empty(len(proof), dtype=np.int64)
         occ = np.zeros(2 * nl, dtype=np.int64)
         used, self.ignored, nunits = _k.build_db(
@@ -420,7 +422,8 @@ class _Db:
 
     def clause(self, cid: int) -> list[int]:
         """Clause ``cid`` as DIMACS integers, in its current literal order."""
-        codes = self.lits[self.cst[cid]:self.cst[cid + 1]].tolist()
+        start = self.cst[cid]
+        codes = self.lits[start:start + self.lits[start - 2]].tolist()
         return [-(c >> 1) if c & 1 else c >> 1 for c in codes]
 
 
@@ -445,6 +448,9 @@ def _run(
         return DrupResult(False, total, 0, None,
                           f"variable index {nvars} exceeds the checker's limit {_MAX_VARS}",
                           time.perf_counter() - t0, mode, n_lemmas)
+    if formula.lits.size + proof.lits.size + 2 * (n_formula + n_lemmas) >= 2**31:
+        return DrupResult(False, total, 0, None, "proof too large for the checker "
+                          "(2**31 literals)", time.perf_counter() - t0, mode, n_lemmas)
     db = _Db(formula, proof, nvars, core_first and backward)
     del formula, proof
     sc = db.sc

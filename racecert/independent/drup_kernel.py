@@ -8,15 +8,19 @@ transcription of drup's former pure-Python checker, so that every figure of a
 ignored) is what that checker gave:
 
 - **literals** are codes ``2 v + (l < 0)`` (so ``code ^ 1`` is the negation), in one
-  int32 array; clause ``cid`` is ``lits[cst[cid]:cst[cid + 1]]``, its order mutated in
-  place (the two watched literals of a clause of three or more at positions 0 and 1,
-  the literal a clause implies at position 0 or 1). ``val[code]`` is 1/-1/0 (true,
-  false, unassigned), ``reason[v]`` the clause that implied variable ``v`` (-1 for a
-  RUP assumption), ``trail`` the true literals in assignment order, ``seen`` the
-  conflict analysis' marks, ``marked`` the clauses the refutation uses.
+  int32 array, each clause after a header of two ints, its length and its id: clause
+  ``cid`` is ``lits[a:a + lits[a - 2]]`` with ``a = cst[cid]`` (and ``lits[a - 1] ==
+  cid``), its order mutated in place (the two watched literals of a clause of three or
+  more at positions 0 and 1, the literal a clause implies at position 0 or 1).
+  ``val[code]`` is 1/-1/0 (true, false, unassigned), ``reason[v]`` the clause that
+  implied variable ``v`` (-1 for a RUP assumption), ``trail`` the true literals in
+  assignment order, ``seen`` the conflict analysis' marks, ``marked`` the clauses the
+  refutation uses.
 - **watch lists**, visited when their literal becomes false: clauses of three or more
   literals sit in the lists of their two watched literals (kind 0), binary clauses in
-  implication lists of (other literal, clause id) pairs (kind 1); each in family 0
+  implication lists of (other literal, clause id) pairs (kind 1); a long clause's entry
+  is where its literals start (the propagation reads the clause without looking up its
+  start, the header giving its id and length); each in family 0
   (unmarked clauses) or, with core-first, family 1 (marked ones). A clause is in at most
   one list of a literal at a time, so the lists of literal ``l`` of one kind never hold
   more entries than there are clauses of that kind containing ``l``: each (kind, ``l``)
@@ -78,7 +82,8 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars, lits, cst, steps, occ):
 
     Duplicate literals are dropped (first occurrences kept, in order). Formula clauses
     get ids ``0..nf-1``, added lemmas the next ids in proof order: ``lits`` (room for
-    every literal) and ``cst`` (one more than the clauses) are filled. A deletion of a
+    every literal and two more per clause, the header) and ``cst`` (a start per clause)
+    are filled. A deletion of a
     clause of two or more literals removes the most recently added live clause with the
     same literal set (a hash table of literal sets, each holding a stack of clause ids);
     deletions of units, of the empty clause and of nothing live are ignored. ``steps[s]``
@@ -90,7 +95,7 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars, lits, cst, steps, occ):
     """
     nf = len(fstart) - 1
     ns = len(pstart) - 1
-    nadd = len(cst) - 1
+    nadd = len(cst)
     nl = 2 * (nvars + 1)
     stamp = np.zeros(nl, np.int32)
     cap = 16
@@ -108,7 +113,6 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars, lits, cst, steps, occ):
     ignored = 0
     nunits = 0
     tick = 0
-    cst[0] = 0
     for i in range(nf + ns):
         s = i - nf
         if i < nf:
@@ -132,7 +136,7 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars, lits, cst, steps, occ):
             code = 2 * x if x > 0 else 1 - 2 * x
             if stamp[code] != tick:
                 stamp[code] = tick
-                lits[top + k] = code
+                lits[top + 2 + k] = code
                 k += 1
                 h += _mix(code)
         if is_del and k <= 1:  # drat-trim: unit deletions are ignored
@@ -145,10 +149,10 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars, lits, cst, steps, occ):
         while slots[p] >= 0:
             q = slots[p]
             if ghash[q] == h:
-                r = grep[q]
-                if cst[r + 1] - cst[r] == k:
+                r = cst[grep[q]]
+                if lits[r - 2] == k:
                     same = True
-                    for j in range(cst[r], cst[r + 1]):
+                    for j in range(r, r + k):
                         if stamp[lits[j]] != tick:
                             same = False
                             break
@@ -167,6 +171,10 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars, lits, cst, steps, occ):
             continue
         cid = ncl
         ncl += 1
+        lits[top] = k
+        lits[top + 1] = cid
+        top += 2
+        cst[cid] = top
         if k == 1:
             nunits += 1
         elif k >= 2:
@@ -174,7 +182,6 @@ def build_db(flits, fstart, plits, pstart, pdel, nvars, lits, cst, steps, occ):
             for j in range(top, top + k):
                 occ[base + lits[j]] += 1
         top += k
-        cst[ncl] = top
         if g < 0:
             g = ngroups
             ngroups += 1
@@ -214,9 +221,9 @@ def _push(pool, rbeg, rcap, rlen, sc, kind, fam, code, x, y):
 
 
 @njit(cache=True, nogil=True)
-def _remove(pool, rbeg, rcap, rlen, sc, kind, fam, code, cid):
-    """Remove the first entry of list (kind, fam, code) for clause ``cid``, shifting the
-    later entries down."""
+def _remove(pool, rbeg, rcap, rlen, sc, kind, fam, code, key):
+    """Remove the first entry of list (kind, fam, code) whose clause is ``key`` (its id
+    for kind 1, where its literals start for kind 0), shifting the later entries down."""
     nl = sc[NL]
     r = kind * nl + code
     k = (2 * kind + fam) * nl + code
@@ -229,7 +236,7 @@ def _remove(pool, rbeg, rcap, rlen, sc, kind, fam, code, cid):
         base = rbeg[r] + w * (rcap[r] - 1)
         step = -w
     j = 0
-    while j < n and pool[base + step * j + kind] != cid:
+    while j < n and pool[base + step * j + kind] != key:
         j += 1
     if j == n:  # not listed: cannot happen
         sc[OVERFLOW] = 1
@@ -249,12 +256,12 @@ def _watch(cid, lits, cst, marked, pool, rbeg, rcap, rlen, sc):
     a = lits[a0]
     b = lits[a0 + 1]
     fam = 1 if (sc[CF] and marked[cid]) else 0
-    if cst[cid + 1] - a0 == 2:
+    if lits[a0 - 2] == 2:
         _push(pool, rbeg, rcap, rlen, sc, 1, fam, a, b, cid)
         _push(pool, rbeg, rcap, rlen, sc, 1, fam, b, a, cid)
     else:
-        _push(pool, rbeg, rcap, rlen, sc, 0, fam, a, cid, 0)
-        _push(pool, rbeg, rcap, rlen, sc, 0, fam, b, cid, 0)
+        _push(pool, rbeg, rcap, rlen, sc, 0, fam, a, a0, 0)
+        _push(pool, rbeg, rcap, rlen, sc, 0, fam, b, a0, 0)
 
 
 @njit(cache=True, nogil=True)
@@ -262,9 +269,12 @@ def _unwatch(cid, core, lits, cst, pool, rbeg, rcap, rlen, sc):
     """Remove a clause of two or more literals from the watch structures."""
     a0 = cst[cid]
     fam = 1 if (sc[CF] and core) else 0
-    kind = 1 if cst[cid + 1] - a0 == 2 else 0
-    _remove(pool, rbeg, rcap, rlen, sc, kind, fam, lits[a0], cid)
-    _remove(pool, rbeg, rcap, rlen, sc, kind, fam, lits[a0 + 1], cid)
+    if lits[a0 - 2] == 2:
+        _remove(pool, rbeg, rcap, rlen, sc, 1, fam, lits[a0], cid)
+        _remove(pool, rbeg, rcap, rlen, sc, 1, fam, lits[a0 + 1], cid)
+    else:
+        _remove(pool, rbeg, rcap, rlen, sc, 0, fam, lits[a0], a0)
+        _remove(pool, rbeg, rcap, rlen, sc, 0, fam, lits[a0 + 1], a0)
 
 
 # --------------------------------------------------------------------------- assignment
@@ -299,7 +309,7 @@ def _attach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
     to the front and watched, the implied literal assigned if the clause is unit. Returns
     ``cid`` if the clause is falsified, else -1; the caller propagates."""
     a0 = cst[cid]
-    n = cst[cid + 1] - a0
+    n = lits[a0 - 2]
     if n == 0:
         return cid
     if n == 1:
@@ -333,7 +343,7 @@ def _attach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
 def _implied(cid, lits, cst, val, reason):
     """The top-level literal (code) that clause ``cid`` is the reason of, or 0."""
     a0 = cst[cid]
-    for k in range(a0, min(a0 + 2, cst[cid + 1])):
+    for k in range(a0, a0 + min(2, lits[a0 - 2])):
         code = lits[k]
         if val[code] > 0 and reason[code >> 1] == cid:
             return code
@@ -344,7 +354,7 @@ def _implied(cid, lits, cst, val, reason):
 def _detach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap, rlen, sc):
     """Remove clause ``cid``; if it is the reason of a top-level literal, retract it."""
     a0 = cst[cid]
-    n = cst[cid + 1] - a0
+    n = lits[a0 - 2]
     if n == 0:
         return
     if n == 1:
@@ -372,7 +382,7 @@ def _mark(cid, lits, cst, marked, pool, rbeg, rcap, rlen, sc):
     """Mark a clause as used by the refutation (moving it to the core watch lists)."""
     if marked[cid]:
         return
-    if sc[CF] and cst[cid + 1] - cst[cid] >= 2:
+    if sc[CF] and lits[cst[cid] - 2] >= 2:
         _unwatch(cid, 0, lits, cst, pool, rbeg, rcap, rlen, sc)
         marked[cid] = 1
         _watch(cid, lits, cst, marked, pool, rbeg, rcap, rlen, sc)
@@ -448,9 +458,8 @@ def _propagate(lits, cst, val, reason, trail, pool, rbeg, rcap, rlen, sc):
         i = 0
         kept = 0
         while i < n:
-            cid = pool[base + step * i]
+            a0 = pool[base + step * i]  # where the clause's literals start
             i += 1
-            a0 = cst[cid]
             other = lits[a0]
             if other == fl:
                 other = lits[a0 + 1]
@@ -458,32 +467,40 @@ def _propagate(lits, cst, val, reason, trail, pool, rbeg, rcap, rlen, sc):
                 lits[a0 + 1] = fl
             v = val[other]
             if v > 0:
-                pool[base + step * kept] = cid
+                pool[base + step * kept] = a0
                 kept += 1
                 continue
             moved = False
-            for q in range(a0 + 2, cst[cid + 1]):
+            for q in range(a0 + 2, a0 + lits[a0 - 2]):
                 code = lits[q]
                 if val[code] >= 0:
                     lits[a0 + 1] = code
                     lits[q] = fl
-                    _push(pool, rbeg, rcap, rlen, sc, 0, fam, code, cid, 0)
+                    # `_push(..., 0, fam, code, a0, 0)`, written out: the hot call
+                    kp = fam * nl + code
+                    m = rlen[kp]
+                    cap = rcap[code]
+                    if m + rlen[(1 - fam) * nl + code] >= cap:  # cannot happen
+                        sc[OVERFLOW] = 1
+                    else:
+                        pool[rbeg[code] + (m if fam else cap - 1 - m)] = a0
+                        rlen[kp] = m + 1
                     moved = True
                     break
             if moved:
                 continue
-            pool[base + step * kept] = cid
+            pool[base + step * kept] = a0
             kept += 1
             if v < 0:
                 while i < n:
                     pool[base + step * kept] = pool[base + step * i]
                     kept += 1
                     i += 1
-                confl = cid
+                confl = lits[a0 - 1]
                 break
             val[other] = 1
             val[other ^ 1] = -1
-            reason[other >> 1] = cid
+            reason[other >> 1] = lits[a0 - 1]
             trail[tl] = other
             tl += 1
         rlen[k] = kept
@@ -522,7 +539,8 @@ def _analyze(confl, true_code, lits, cst, marked, reason, seen, trail, pool, rbe
     count = 0
     if confl >= 0:
         _mark(confl, lits, cst, marked, pool, rbeg, rcap, rlen, sc)
-        for k in range(cst[confl], cst[confl + 1]):
+        a0 = cst[confl]
+        for k in range(a0, a0 + lits[a0 - 2]):
             t = lits[k] ^ 1
             if not seen[t]:
                 seen[t] = 1
@@ -540,7 +558,8 @@ def _analyze(confl, true_code, lits, cst, marked, reason, seen, trail, pool, rbe
             r = reason[t >> 1]
             if r >= 0:
                 _mark(r, lits, cst, marked, pool, rbeg, rcap, rlen, sc)
-                for k in range(cst[r], cst[r + 1]):
+                a0 = cst[r]
+                for k in range(a0, a0 + lits[a0 - 2]):
                     code = lits[k]
                     if code != t:
                         u = code ^ 1
@@ -555,7 +574,8 @@ def _rup(cid, analyze, lits, cst, marked, val, reason, seen, trail, pool, rbeg, 
     """Is clause ``cid`` a RUP consequence of the (settled) database? Marks what the
     check used if ``analyze``."""
     top = sc[TL]
-    for k in range(cst[cid], cst[cid + 1]):
+    a0 = cst[cid]
+    for k in range(a0, a0 + lits[a0 - 2]):
         code = lits[k]
         v = val[code]
         if v > 0:  # satisfied at top level, or a tautology: trivially implied
@@ -641,7 +661,7 @@ def _forward(steps, backward, every, budget, lits, cst, marked, val, reason, see
             continue
         if code < 0:
             cid = ~code
-            if cst[cid + 1] - cst[cid] <= 1 or _implied(cid, lits, cst, val, reason):
+            if lits[cst[cid] - 2] <= 1 or _implied(cid, lits, cst, val, reason):
                 steps[s] = NONE  # drat-trim: (pseudo) unit deletions are ignored
                 sc[IGNORED] += 1
             else:
