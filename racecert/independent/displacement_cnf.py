@@ -85,7 +85,7 @@ DISPLACEMENT_CONFLICTS = 5_000
 """Conflicts one solve may use (a deterministic work budget). Where the relaxation is
 tight it is refuted by unit propagation (0 conflicts); where it is weak a model is
 found in a few conflicts. As the kinematics CNF's, it also bounds the proof that the
-pure-Python DRUP checker must replay (a proof grows with the conflicts)."""
+DRUP checker must replay (a proof grows with the conflicts)."""
 
 
 Resolution = Literal["intervals", "grid"]

@@ -5,10 +5,13 @@ moves by showing that a CNF encoding is unsatisfiable. A SAT solver's "UNSAT" is
 claim; the certificate is the clausal proof the solver emits (DRUP: a sequence of added
 lemmas and deleted clauses, ending with the empty clause), and the project must be able to
 check that proof with code it ships. No external checker (drat-trim) is available, so this
-module implements one in pure Python, written for speed: flat lists of ints, literal-indexed
-arrays and watch lists (a literal ``l`` indexes ``array[l]`` directly; Python's negative
-indexing maps ``-v`` to the upper half of a ``2 * nvars + 1`` list), a single trail, and no
-per-literal objects.
+module implements one: parsing (numpy) and the verdict here, the clause database and the
+checking passes compiled with numba in `racecert.independent.drup_kernel` (written for this
+side, sharing no code with the oracle's kernels): all clauses in one int32 array of literal
+codes with offsets, watch and binary-implication lists as regions of one growable array,
+literal-indexed value and mark arrays, a single trail. The passes run in calls of bounded
+work and return to Python between them, so progress is reported and a Ctrl-C stops a check
+within a fraction of a second.
 
 What is checked (RUP only, no RAT): every added lemma ``C`` must be a *reverse unit
 propagation* consequence of the current clause database (the formula, plus earlier lemmas,
@@ -37,11 +40,18 @@ no live clause are ignored as well. Ignoring a deletion can never make the check
 wrong proof: with RUP-only checking, a larger database only ever derives facts that follow
 from the formula, so soundness does not depend on deletions at all.
 
-Performance (CPython 3.11, one core of a busy shared VM, CPU seconds, backward mode,
-Glucose4 proofs): random 3-SAT with 200 variables, 1.9 MB proof: 2 s; PHP(9,8), 4.7 MB:
-16 s; random 3-SAT with 250 variables, 16.9 MB: 38 s; PHP(10,9), 35.5 MB: 343 s (540 MB of
-memory). Forward mode and backward mode without core-first take about twice as long.
-Parsing costs about 40 ms per MB of text; nearly all the time is unit propagation.
+Performance (CPython 3.11, numba 0.68, one core of a busy shared 2-core VM, CPU seconds of
+the check alone, backward mode, Glucose4 proofs; the pure-Python checker this replaced, on
+the same files and machine, in brackets): espiral's one-hot refutation at T = 57 (12,793
+variables, 67,216 clauses), 17.8 MB proof: 0.6-0.8 s (11.5-13.4 s); PHP(9,8), 4.7 MB:
+1.5 s (38 s); PHP(10,9), 35.5 MB: 19-38 s depending on the machine's load (343-489 s),
+440 MB peak for the whole process (510 MB). Every figure of the result is the pure-Python
+checker's on these proofs. Forward mode takes about twice as long on the PHP proofs (1.5
+times on espiral's), backward mode without core-first two to three times (as long on
+espiral's). Parsing costs 12-22 ms per MB of text. The first check in a process with an
+empty numba cache compiles the kernel (about 12 CPU s); later processes load it from the
+cache (0.02 s where numba is already loaded, as in ``racecert certify``; 0.17 s where the
+check is the process's first compiled code).
 
 Proof formats: text DRUP/DRAT (``"1 -2 0"``, ``"d 1 -2 0"``, comment lines ``c ...``), as a
 list of lines (what :func:`prove_unsat` and python-sat's ``get_proof()`` return) or as one
@@ -51,23 +61,27 @@ a sequence of clauses (sequences of ints, additions only; ``("d", clause)`` for 
 
 from __future__ import annotations
 
-import gc
+import itertools
 import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
+
+from racecert.independent import drup_kernel as _k
 
 ProgressFn = Callable[[str, int, int], None]
 """Progress callback: ``progress(phase, done, total)``, ``phase`` in parse/forward/backward."""
 
 _PROGRESS_EVERY = 20_000
+_WORK_PER_CALL = 1 << 21  # watch entries visited per kernel call (Ctrl-C is seen between)
 _MAX_VARS = 10_000_000  # literal-indexed arrays: guards against absurd literals in a proof
 _DEL_MARK = 1 << 40  # stands in for "d" while the text proof is parsed by numpy
 _TEXT_CHARS = str.maketrans("", "", "0123456789-d \t\r\n\f\v")
+_DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
 
 
 @dataclass(frozen=True)
@@ -121,30 +135,48 @@ ProofInput = ProofSteps | str | bytes | Iterable[str] | Iterable[Sequence[int]]
 # --------------------------------------------------------------------------- parsing
 
 
-def _split_flat(flat: list[int], zeros: list[int]) -> tuple[bytearray, list[list[int]]]:
-    """Cut a flat 0-terminated literal list into clauses; a leading ``_DEL_MARK`` = deletion."""
-    dels = bytearray(len(zeros))
-    clauses: list[list[int]] = []
-    append = clauses.append
-    start = 0
-    for i, z in enumerate(zeros):
-        if start < z and flat[start] == _DEL_MARK:
-            dels[i] = 1
-            append(flat[start + 1 : z])
-        else:
-            append(flat[start:z])
-        start = z + 1
-    return dels, clauses
+@dataclass(frozen=True)
+class _Flat:
+    """A parsed proof as flat arrays (internal): clause ``i`` is
+    ``lits[start[i]:start[i + 1]]`` (int64 DIMACS literals), ``dels[i]`` 1 if it is
+    deleted."""
+
+    lits: np.ndarray
+    start: np.ndarray
+    dels: np.ndarray
+    big: int = 0  # the largest variable, where one does not fit in int64 (else 0)
+
+    def __len__(self) -> int:
+        return len(self.dels)
+
+    def steps(self) -> ProofSteps:
+        flat = self.lits.tolist()
+        bounds = self.start.tolist()
+        return ProofSteps(bytearray(self.dels.tobytes()),
+                          [flat[a:b] for a, b in itertools.pairwise(bounds)])
 
 
-def _parse_text(text: str) -> ProofSteps:
+def _flat(lits: np.ndarray, lengths: np.ndarray, dels: np.ndarray) -> _Flat:
+    start = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=start[1:])
+    return _Flat(np.ascontiguousarray(lits, dtype=np.int64), start,
+                 np.ascontiguousarray(dels, dtype=np.uint8))
+
+
+_EMPTY = _Flat(np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.uint8))
+
+
+def _parse_text(text: str) -> _Flat:
     """Parse a whole text DRUP/DRAT proof with numpy (much faster than per-token Python)."""
     if "c" in text:
         text = re.sub(r"(?m)^[ \t]*c.*$", "", text)
     bad = text.translate(_TEXT_CHARS)
     if bad:
         raise ValueError(f"unexpected characters in text proof: {sorted(set(bad))[:10]!r}")
-    if re.search(r"-(?!\d)|\d-", text):
+    # a "-" not followed by a digit, or following one (two searches: one regular expression
+    # starting with a digit class tries every digit, 30x slower)
+    if "-" in text and (re.search(r"-(?![0-9])", text)
+                        or "0-" in text.translate(_DIGITS_TO_ZERO)):
         raise ValueError("malformed literal in text proof")
     if "d" in text:
         text = text.replace("d", f" {_DEL_MARK} ")
@@ -152,26 +184,26 @@ def _parse_text(text: str) -> ProofSteps:
         arr = np.fromstring(text, dtype=np.int64, sep=" ")  # type: ignore[call-overload]
     except ValueError as exc:  # pragma: no cover - guarded by the checks above
         raise ValueError(f"unparsable text proof: {exc}") from exc
-    return _steps_from_array(arr)
+    return _flat_from_array(arr)
 
 
-def _steps_from_array(arr: np.ndarray) -> ProofSteps:
-    """Turn a flat int64 array of 0-terminated clauses (with deletion marks) into steps."""
+def _flat_from_array(arr: np.ndarray) -> _Flat:
+    """Cut a flat int64 array of 0-terminated clauses (with deletion marks) into steps."""
     if arr.size == 0:
-        return ProofSteps(bytearray(), [])
+        return _EMPTY
     if arr[-1] != 0:
         raise ValueError("proof does not end with a 0-terminated clause")
-    is_zero = arr == 0
-    zeros = np.flatnonzero(is_zero)
-    marks = np.flatnonzero(arr == _DEL_MARK)
-    if marks.size:
-        starts = np.concatenate(([0], zeros[:-1] + 1))
-        if not np.isin(marks, starts).all():
-            raise ValueError("deletion marker 'd' inside a clause")
-    return ProofSteps(*_split_flat(arr.tolist(), zeros.tolist()))
+    zeros = np.flatnonzero(arr == 0)
+    starts = np.concatenate(([0], zeros[:-1] + 1))
+    is_mark = arr == _DEL_MARK
+    dels = (starts < zeros) & is_mark[np.minimum(starts, arr.size - 1)]
+    if np.count_nonzero(is_mark) != np.count_nonzero(dels):
+        raise ValueError("deletion marker 'd' inside a clause")
+    keep = (arr != 0) & ~is_mark
+    return _flat(arr[keep], zeros - starts - dels, dels)
 
 
-def _parse_binary(data: bytes) -> ProofSteps:
+def _parse_binary(data: bytes) -> _Flat:
     """Parse binary DRAT (``a``/``d`` then varint literals ``2*v + sign``, 0-terminated).
 
     Vectorised with numpy: in a valid stream a 0 byte not preceded by a continuation byte
@@ -180,7 +212,7 @@ def _parse_binary(data: bytes) -> ProofSteps:
     a = np.frombuffer(data, dtype=np.uint8)
     n = a.size
     if n == 0:
-        return ProofSteps(bytearray(), [])
+        return _EMPTY
     prev = np.empty(n, dtype=np.uint8)
     prev[0] = 255
     prev[1:] = a[:-1]
@@ -197,9 +229,9 @@ def _parse_binary(data: bytes) -> ProofSteps:
     mask[heads] = False
     mask[term] = False
     pos = np.flatnonzero(mask)
-    dels = bytearray((hb == 100).astype(np.uint8).tobytes())
+    dels = hb == 100
     if pos.size == 0:
-        return ProofSteps(dels, [[] for _ in range(term.size)])
+        return _flat(np.zeros(0, np.int64), np.zeros(term.size, np.int64), dels)
     lb = a[pos]
     ends = np.flatnonzero(lb < 128)
     gstart = np.concatenate(([0], ends[:-1] + 1))
@@ -212,18 +244,25 @@ def _parse_binary(data: bytes) -> ProofSteps:
         raise ValueError("binary proof: literal 0 inside a clause")
     lits = np.where(u & 1, -(u >> 1), u >> 1)
     owner = np.searchsorted(term, pos[ends])
-    counts = np.bincount(owner, minlength=term.size)
-    cuts = np.cumsum(counts).tolist()
-    flat = lits.tolist()
-    clauses = []
-    start = 0
-    for c in cuts:
-        clauses.append(flat[start:c])
-        start = c
-    return ProofSteps(dels, clauses)
+    return _flat(lits, np.bincount(owner, minlength=term.size), dels)
 
 
-def _parse_items(items: list) -> ProofSteps:
+def _from_clauses(clauses: Sequence[Sequence[int]], dels: Sequence[int]) -> _Flat:
+    """Flat arrays of int clauses (no 0 inside) and their deletion flags."""
+    lengths = np.fromiter(map(len, clauses), dtype=np.int64, count=len(clauses))
+    flags = np.frombuffer(bytes(dels), dtype=np.uint8)
+    try:
+        lits = np.fromiter(itertools.chain.from_iterable(clauses), dtype=np.int64,
+                           count=int(lengths.sum()))
+    except OverflowError:  # a literal beyond int64: the check rejects it by its size
+        ints = [int(x) for x in itertools.chain.from_iterable(clauses)]
+        cap = 1 << 62
+        lits = np.array([max(-cap, min(cap, x)) for x in ints], dtype=np.int64)
+        return replace(_flat(lits, lengths, flags), big=max(abs(x) for x in ints))
+    return _flat(lits, lengths, flags)
+
+
+def _parse_items(items: list) -> _Flat:
     """Parse a list of per-step items: ints sequences (additions) or ``("d", clause)``."""
     dels = bytearray(len(items))
     clauses: list[list[int]] = []
@@ -232,8 +271,8 @@ def _parse_items(items: list) -> ProofSteps:
             one = _parse_text(item)
             if len(one) != 1:
                 raise ValueError(f"proof item {i + 1} is not exactly one clause: {item!r}")
-            dels[i] = one.deletions[0]
-            clauses.append(one.clauses[0])
+            dels[i] = one.dels[0]
+            clauses.append(one.lits.tolist())
             continue
         if isinstance(item, tuple) and len(item) == 2 and item[0] in ("d", "a"):
             dels[i] = item[0] == "d"
@@ -244,19 +283,13 @@ def _parse_items(items: list) -> ProofSteps:
         if 0 in lits:
             raise ValueError(f"proof item {i + 1} contains literal 0 inside the clause")
         clauses.append(lits)
-    return ProofSteps(dels, clauses)
+    return _from_clauses(clauses, dels)
 
 
-def parse_proof(proof: ProofInput) -> ProofSteps:
-    """Parse a proof in any accepted form (see the module docstring) into :class:`ProofSteps`.
-
-    A ``str`` is a whole text proof; ``bytes`` is binary DRAT if it starts with ``a`` or
-    contains a NUL byte (every binary clause ends with one), else text; an iterable of
-    ``str`` is a list of text lines, one clause each; an iterable of int sequences is a list
-    of clauses. Raises ``ValueError`` when the proof is malformed.
-    """
+def _parse_flat(proof: ProofInput) -> _Flat:
+    """Parse a proof in any accepted form into flat arrays (see :func:`parse_proof`)."""
     if isinstance(proof, ProofSteps):
-        return proof
+        return _from_clauses(proof.clauses, proof.deletions)
     if isinstance(proof, bytes | bytearray | memoryview):
         data = bytes(proof)
         if data[:1] == b"a" or b"\x00" in data:
@@ -275,6 +308,19 @@ def parse_proof(proof: ProofInput) -> ProofSteps:
     return _parse_items(items)
 
 
+def parse_proof(proof: ProofInput) -> ProofSteps:
+    """Parse a proof in any accepted form (see the module docstring) into :class:`ProofSteps`.
+
+    A ``str`` is a whole text proof; ``bytes`` is binary DRAT if it starts with ``a`` or
+    contains a NUL byte (every binary clause ends with one), else text; an iterable of
+    ``str`` is a list of text lines, one clause each; an iterable of int sequences is a list
+    of clauses. Raises ``ValueError`` when the proof is malformed.
+    """
+    if isinstance(proof, ProofSteps):
+        return proof
+    return _parse_flat(proof).steps()
+
+
 def read_proof(path: str | os.PathLike[str]) -> ProofSteps:
     """Read a proof file, text or binary DRAT (detected as in :func:`parse_proof`)."""
     with open(path, "rb") as fh:
@@ -285,362 +331,23 @@ def read_proof(path: str | os.PathLike[str]) -> ProofSteps:
 # --------------------------------------------------------------------------- checker
 
 
-class _Checker:
-    """Clause database, watch lists and trail for one proof check (internal).
+def _flatten_formula(cnf_clauses: Sequence[Sequence[int]]) -> tuple[_Flat, int]:
+    """The formula as flat arrays, and its largest variable (raises ``ValueError`` for a
+    literal 0 inside a clause)."""
+    clauses = cnf_clauses if isinstance(cnf_clauses, list) else list(cnf_clauses)
+    try:
+        flat = _from_clauses(clauses, bytes(len(clauses)))
+    except (TypeError, ValueError, OverflowError):  # not plain int sequences
+        clauses = [[int(x) for x in c] for c in clauses]
+        flat = _from_clauses(clauses, bytes(len(clauses)))
+    lits = flat.lits
+    if lits.size and not lits.all():
+        raise ValueError("literal 0 inside a formula clause")
+    return flat, max(flat.big, _max_var(lits))
 
-    Representation: ``cls[cid]`` is a clause as a Python list of ints (mutated in place: the
-    two watched literals of a long clause are kept at positions 0 and 1, and a long clause
-    that is the reason of an assignment has the implied literal at position 0). ``val[l]``
-    is 1/-1/0 for literal ``l`` true/false/unassigned (``val[-l] == -val[l]``), ``reason[l]``
-    the clause that implied the true literal ``l`` (-1 for assumptions), ``trail`` the true
-    literals in assignment order.
 
-    Watches, indexed by literal, are visited when that literal becomes false. Clauses of
-    three or more literals sit in the watch lists ``wn`` of their two watched literals.
-    Binary clauses ``(a, b)`` are kept as implication lists instead (``bn_lit[a]`` holds
-    ``b`` and ``bn_cid[a]`` the clause id, at the same index, and symmetrically for ``b``):
-    they need no watch moves and no clause access, which matters for one-hot encodings whose
-    at-most-one constraints are binary. With core-first propagation marked clauses move to
-    the parallel ``wc`` / ``bc_lit`` / ``bc_cid`` lists. Unit clauses are not watched; the
-    live ones are listed in ``units``.
-
-    Invariant between operations (after propagation): if a watched literal is false, the
-    other watched literal of the clause is true. Removing a reason clause truncates the trail
-    at the literal it implied and sets ``dirty``; ``settle`` then re-assigns the live units
-    and re-propagates from the start of the trail, which restores both the invariant and the
-    closure of the trail under unit propagation.
-    """
-
-    def __init__(self, cls: list[list[int]], nvars: int, core_first: bool) -> None:
-        size = 2 * nvars + 1
-        self.cls = cls
-        self.val: list[int] = [0] * size
-        self.reason: list[int] = [-1] * size
-        self.seen = bytearray(size)
-        self.wn: list[list[int]] = [[] for _ in range(size)]
-        self.bn_lit: list[list[int]] = [[] for _ in range(size)]
-        self.bn_cid: list[list[int]] = [[] for _ in range(size)]
-        if core_first:
-            self.wc: list[list[int]] = [[] for _ in range(size)]
-            self.bc_lit: list[list[int]] = [[] for _ in range(size)]
-            self.bc_cid: list[list[int]] = [[] for _ in range(size)]
-        else:
-            self.wc, self.bc_lit, self.bc_cid = self.wn, self.bn_lit, self.bn_cid
-        self.core_first = core_first
-        self.marked = bytearray(len(cls))
-        self.units: list[int] = []
-        self.trail: list[int] = []
-        self.qc = 0
-        self.qn = 0
-        self.dirty = False
-        self.repropagations = 0
-
-    # -- database -----------------------------------------------------------------
-
-    def _watch(self, cid: int, c: list[int]) -> None:
-        """Enter a clause of two or more literals into the watch structures."""
-        a = c[0]
-        b = c[1]
-        core = self.marked[cid]
-        if len(c) == 2:
-            blit, bcid = (self.bc_lit, self.bc_cid) if core else (self.bn_lit, self.bn_cid)
-            blit[a].append(b)
-            bcid[a].append(cid)
-            blit[b].append(a)
-            bcid[b].append(cid)
-        else:
-            fam = self.wc if core else self.wn
-            fam[a].append(cid)
-            fam[b].append(cid)
-
-    def _unwatch(self, cid: int, c: list[int], core: int) -> None:
-        """Remove a clause of two or more literals from the watch structures."""
-        a = c[0]
-        b = c[1]
-        if len(c) == 2:
-            blit, bcid = (self.bc_lit, self.bc_cid) if core else (self.bn_lit, self.bn_cid)
-            for x in (a, b):
-                ids = bcid[x]
-                k = ids.index(cid)
-                del ids[k]
-                del blit[x][k]
-        else:
-            fam = self.wc if core else self.wn
-            fam[a].remove(cid)
-            fam[b].remove(cid)
-
-    def attach(self, cid: int) -> int:
-        """Add clause ``cid`` to the database at the current top-level assignment.
-
-        Picks non-false watches; assigns the implied literal if the clause is unit. Returns
-        ``cid`` if the clause is falsified (a conflict), else -1. The caller propagates.
-        """
-        c = self.cls[cid]
-        val = self.val
-        n = len(c)
-        if n == 0:
-            return cid
-        if n == 1:
-            self.units.append(cid)
-            lit = c[0]
-            v = val[lit]
-            if v < 0:
-                return cid
-            if v == 0:
-                self._assign(lit, cid)
-            return -1
-        # move up to two non-false literals to the front
-        found = 0
-        for k in range(n):
-            lit = c[k]
-            if val[lit] >= 0:
-                c[k] = c[found]
-                c[found] = lit
-                found += 1
-                if found == 2:
-                    break
-        self._watch(cid, c)
-        if found == 0:
-            return cid
-        if found == 1 and val[c[0]] == 0:
-            self._assign(c[0], cid)
-        return -1
-
-    def implied(self, cid: int) -> int:
-        """The top-level literal that clause ``cid`` is the reason of, or 0."""
-        c = self.cls[cid]
-        val = self.val
-        reason = self.reason
-        for lit in c[:2]:
-            if val[lit] > 0 and reason[lit] == cid:
-                return lit
-        return 0
-
-    def detach(self, cid: int) -> None:
-        """Remove clause ``cid``; if it is the reason of a top-level literal, retract it."""
-        c = self.cls[cid]
-        n = len(c)
-        if n == 0:
-            return
-        if n == 1:
-            units = self.units
-            if units and units[-1] == cid:
-                units.pop()
-            else:
-                units.remove(cid)
-        else:
-            self._unwatch(cid, c, self.marked[cid])
-        lit = self.implied(cid)
-        if lit:
-            self.truncate(self.trail.index(lit))
-            self.dirty = True
-
-    def mark(self, cid: int) -> None:
-        """Mark a clause as used by the refutation (moves it to the core watch lists)."""
-        if self.marked[cid]:
-            return
-        c = self.cls[cid]
-        if self.core_first and len(c) >= 2:
-            self._unwatch(cid, c, 0)
-            self.marked[cid] = 1
-            self._watch(cid, c)
-        else:
-            self.marked[cid] = 1
-
-    # -- assignment ----------------------------------------------------------------
-
-    def _assign(self, lit: int, cid: int) -> None:
-        self.val[lit] = 1
-        self.val[-lit] = -1
-        self.reason[lit] = cid
-        self.trail.append(lit)
-
-    def truncate(self, top: int) -> None:
-        """Unassign every trail literal from position ``top`` on."""
-        trail = self.trail
-        val = self.val
-        for lit in trail[top:]:
-            val[lit] = 0
-            val[-lit] = 0
-        del trail[top:]
-        if self.qc > top:
-            self.qc = top
-        if self.qn > top:
-            self.qn = top
-
-    def settle(self) -> int:
-        """Bring the top-level trail to unit-propagation closure; return a conflict or -1."""
-        if self.dirty:
-            self.dirty = False
-            self.repropagations += 1
-            val = self.val
-            cls = self.cls
-            for u in self.units:
-                lit = cls[u][0]
-                v = val[lit]
-                if v == 0:
-                    self._assign(lit, u)
-                elif v < 0:
-                    return u
-            self.qc = 0
-            self.qn = 0
-        return self.propagate()
-
-    def propagate(self) -> int:
-        """Unit propagation from the unprocessed part of the trail (the hot loop).
-
-        Binary clauses are propagated from implication lists, longer clauses with two
-        watched literals. With core-first, all pending literals are propagated over marked
-        clauses before a single literal is propagated over unmarked clauses. Returns the
-        conflicting clause id, or -1 when a fixpoint is reached.
-        """
-        trail = self.trail
-        val = self.val
-        cls = self.cls
-        reason = self.reason
-        push = trail.append
-        core_first = self.core_first
-        qc = self.qc
-        qn = self.qn
-        while True:
-            if core_first and qc < len(trail):
-                fl = -trail[qc]
-                qc += 1
-                fam = self.wc
-                blit = self.bc_lit[fl]
-                bcid = self.bc_cid[fl]
-            elif qn < len(trail):
-                fl = -trail[qn]
-                qn += 1
-                fam = self.wn
-                blit = self.bn_lit[fl]
-                bcid = self.bn_cid[fl]
-            else:
-                break
-            if blit:
-                for other, cid in zip(blit, bcid, strict=True):
-                    v = val[other]
-                    if v > 0:
-                        continue
-                    if v < 0:
-                        self.qc = qc
-                        self.qn = qn
-                        return cid
-                    val[other] = 1
-                    val[-other] = -1
-                    reason[other] = cid
-                    push(other)
-            ws = fam[fl]
-            if not ws:
-                continue
-            keep: list[int] = []
-            kp = keep.append
-            for cid in ws:
-                c = cls[cid]
-                other = c[0]
-                if other == fl:
-                    other = c[1]
-                    c[0] = other
-                    c[1] = fl
-                v = val[other]
-                if v > 0:
-                    kp(cid)
-                    continue
-                lit = c[2]  # watched clauses have three or more literals
-                if val[lit] >= 0:
-                    c[1] = lit
-                    c[2] = fl
-                    fam[lit].append(cid)
-                    continue
-                for k in range(3, len(c)):
-                    lit = c[k]
-                    if val[lit] >= 0:
-                        c[1] = lit
-                        c[k] = fl
-                        fam[lit].append(cid)
-                        break
-                else:
-                    kp(cid)
-                    if v < 0:
-                        keep.extend(ws[ws.index(cid) + 1 :])
-                        fam[fl] = keep
-                        self.qc = qc
-                        self.qn = qn
-                        return cid
-                    val[other] = 1
-                    val[-other] = -1
-                    reason[other] = cid
-                    push(other)
-            fam[fl] = keep
-        self.qc = qc
-        self.qn = qn
-        return -1
-
-    def analyze(self, confl: int, true_lit: int = 0) -> None:
-        """Mark every clause the conflict ``confl`` depends on (walks the trail backwards).
-
-        With ``confl == -1``, marks the reasons of the true literal ``true_lit`` instead
-        (used when a lemma is already satisfied at top level).
-        """
-        seen = self.seen
-        trail = self.trail
-        reason = self.reason
-        cls = self.cls
-        marked = self.marked
-        mark = self.mark
-        count = 0
-        if confl >= 0:
-            if not marked[confl]:
-                mark(confl)
-            for lit in cls[confl]:
-                t = -lit
-                if not seen[t]:
-                    seen[t] = 1
-                    count += 1
-        else:
-            seen[true_lit] = 1
-            count = 1
-        i = len(trail) - 1
-        while count:
-            t = trail[i]
-            i -= 1
-            if seen[t]:
-                seen[t] = 0
-                count -= 1
-                r = reason[t]
-                if r >= 0:
-                    if not marked[r]:
-                        mark(r)
-                    for lit in cls[r]:
-                        if lit != t:
-                            u = -lit
-                            if not seen[u]:
-                                seen[u] = 1
-                                count += 1
-
-    def rup(self, cid: int, analyze: bool) -> bool:
-        """Is clause ``cid`` a RUP consequence of the (settled) database? Marks if asked."""
-        c = self.cls[cid]
-        val = self.val
-        trail = self.trail
-        top = len(trail)
-        for lit in c:
-            v = val[lit]
-            if v > 0:  # satisfied at top level, or a tautology: trivially implied
-                if analyze and trail.index(lit) < top:
-                    self.analyze(-1, lit)
-                self.truncate(top)
-                return True
-            if v == 0:
-                self._assign(-lit, -1)
-        confl = self.propagate()
-        if confl < 0:
-            self.truncate(top)
-            return False
-        if analyze:
-            self.analyze(confl)
-        self.truncate(top)
-        return True
+def _max_var(lits: np.ndarray) -> int:
+    return max(int(lits.max()), -int(lits.min())) if lits.size else 0
 
 
 def _fmt(clause: list[int]) -> str:
@@ -666,25 +373,70 @@ def check_drup(
     lemma that is RAT but not RUP is rejected. The input is never modified.
     """
     t0 = time.perf_counter()
-    gc_enabled = gc.isenabled()
-    gc.disable()  # millions of small lists: cyclic GC passes would dominate the run time
     try:
-        try:
-            proof = parse_proof(proof_lines)
-        except (ValueError, TypeError) as exc:
-            return DrupResult(False, 0, 0, None, f"malformed proof: {exc}",
-                              time.perf_counter() - t0, mode)
-        if progress is not None:
-            progress("parse", len(proof), len(proof))
-        return _run(cnf_clauses, proof, mode, core_first, progress, t0)
-    finally:
-        if gc_enabled:
-            gc.enable()
+        proof = _parse_flat(proof_lines)
+    except (ValueError, TypeError) as exc:
+        return DrupResult(False, 0, 0, None, f"malformed proof: {exc}",
+                          time.perf_counter() - t0, mode)
+    if progress is not None:
+        progress("parse", len(proof), len(proof))
+    return _run(cnf_clauses, proof, mode, core_first, progress, t0)
+
+
+class _Db:
+    """The clause database and checker state of one check (internal): the arrays that
+    `racecert.independent.drup_kernel` works on (its module docstring describes them)."""
+
+    def __init__(self, formula: _Flat, proof: _Flat, nvars: int, core_first: bool) -> None:
+        nl = 2 * (nvars + 1)
+        n_clauses = len(formula) + len(proof) - int(np.count_nonzero(proof.dels))
+        # every literal, two header ints per clause, and a deletion's header-less copy
+        lits = np.empty(formula.lits.size + proof.lits.size + 2 * n_clauses + 2,
+                        dtype=np.int32)
+        self.cst = np.empty(n_clauses, dtype=np.int64)
+        self.steps = np.empty(len(proof), dtype=np.int64)
+        occ = np.zeros(2 * nl, dtype=np.int64)
+        used, self.ignored, nunits = _k.build_db(
+            formula.lits, formula.start, proof.lits, proof.start, proof.dels, nvars, lits,
+            self.cst, self.steps, occ)
+        self.lits = lits[:used].copy()
+        del lits
+        self.marked = np.zeros(n_clauses, dtype=np.uint8)
+        self.val = np.zeros(nl, dtype=np.int8)
+        self.reason = np.full(nvars + 1, -1, dtype=np.int32)
+        self.seen = np.zeros(nl, dtype=np.uint8)
+        self.trail = np.zeros(nvars + 1, dtype=np.int32)
+        self.units = np.zeros(nunits + 1, dtype=np.int32)
+        # a fixed region per (kind, literal): one entry per clause of that kind holding it
+        self.rcap = occ.astype(np.int32)
+        ints = occ
+        ints[nl:] *= 2  # implication entries are (literal, clause) pairs
+        self.rbeg = np.cumsum(ints) - ints
+        self.pool = np.empty(max(int(ints.sum()), 1), dtype=np.int32)
+        del occ, ints
+        self.rlen = np.zeros(4 * nl, dtype=np.int32)
+        self.sc = np.zeros(_k.NSC, dtype=np.int64)
+        self.sc[_k.CF] = core_first
+        self.sc[_k.NL] = nl
+        self.sc[_k.IGNORED] = self.ignored
+
+    def run(self, op: int, nf: int, backward: bool, every: int) -> int:
+        """One call of the kernel's `run_pass`; its status."""
+        return _k.run_pass(op, self.steps, nf, backward, every, _WORK_PER_CALL, self.lits,
+                           self.cst, self.marked, self.val, self.reason, self.seen,
+                           self.trail, self.units, self.pool, self.rbeg, self.rcap,
+                           self.rlen, self.sc)
+
+    def clause(self, cid: int) -> list[int]:
+        """Clause ``cid`` as DIMACS integers, in its current literal order."""
+        start = self.cst[cid]
+        codes = self.lits[start:start + self.lits[start - 2]].tolist()
+        return [-(c >> 1) if c & 1 else c >> 1 for c in codes]
 
 
 def _run(
     cnf_clauses: Sequence[Sequence[int]],
-    proof: ProofSteps,
+    proof: _Flat,
     mode: str,
     core_first: bool,
     progress: ProgressFn | None,
@@ -694,149 +446,74 @@ def _run(
     if mode not in ("backward", "forward"):
         raise ValueError(f"unknown mode {mode!r}")
     backward = mode == "backward"
-    cls: list[list[int]] = []
-    table: dict[tuple[int, ...], list[int]] = {}
-    nvars = 0
-    for c in cnf_clauses:
-        lits = [int(x) for x in c]
-        if 0 in lits:
-            raise ValueError("literal 0 inside a formula clause")
-        key = tuple(sorted(set(lits)))
-        if len(key) != len(lits):
-            lits = list(dict.fromkeys(lits))
-        if lits:
-            nvars = max(nvars, max(key[-1], -key[0]))
-        table.setdefault(key, []).append(len(cls))
-        cls.append(lits)
-    n_formula = len(cls)
-
-    # resolve deletions to clause ids; steps[i] = cid (add), ~cid (delete) or None (ignored)
-    steps: list[int | None] = []
-    ignored = 0
-    n_lemmas = 0
-    dels = proof.deletions
-    for i, lits in enumerate(proof.clauses):
-        if lits:
-            lo = min(lits)
-            hi = max(lits)
-            if -lo > nvars:
-                nvars = -lo
-            if hi > nvars:
-                nvars = hi
-        key = tuple(sorted(lits))
-        if len(set(key)) != len(key):  # duplicate literals would corrupt the watch lists
-            lits = list(dict.fromkeys(lits))
-            key = tuple(sorted(lits))
-        if dels[i]:
-            if len(lits) <= 1:
-                steps.append(None)  # drat-trim: unit deletions are ignored
-                ignored += 1
-                continue
-            bucket = table.get(key)
-            if not bucket:
-                steps.append(None)  # deletes nothing live: ignored
-                ignored += 1
-                continue
-            cid = bucket.pop()
-            if not bucket:
-                del table[key]
-            steps.append(~cid)
-        else:
-            cid = len(cls)
-            cls.append(list(lits))
-            steps.append(cid)
-            n_lemmas += 1
-            bucket = table.get(key)
-            if bucket is None:
-                table[key] = [cid]
-            else:
-                bucket.append(cid)
-    del table
+    formula, nvars = _flatten_formula(cnf_clauses)
+    n_formula = len(formula)
+    total = len(proof)
+    n_lemmas = total - int(np.count_nonzero(proof.dels))
+    nvars = max(nvars, proof.big, _max_var(proof.lits))
     if nvars > _MAX_VARS:
-        return DrupResult(False, len(steps), 0, None,
+        return DrupResult(False, total, 0, None,
                           f"variable index {nvars} exceeds the checker's limit {_MAX_VARS}",
                           time.perf_counter() - t0, mode, n_lemmas)
+    if formula.lits.size + proof.lits.size + 2 * (n_formula + n_lemmas) >= 2**31:
+        return DrupResult(False, total, 0, None, "proof too large for the checker "
+                          "(2**31 literals)", time.perf_counter() - t0, mode, n_lemmas)
+    db = _Db(formula, proof, nvars, core_first and backward)
+    del formula, proof
+    sc = db.sc
 
-    ck = _Checker(cls, nvars, core_first and backward)
-    total = len(steps)
-
-    def result(ok: bool, checked: int, failed: int | None, why: str,
+    def result(ok: bool, failed: int | None, why: str,
                conflict: int | None = None) -> DrupResult:
-        core = sum(ck.marked[:n_formula]) if backward else 0
-        return DrupResult(ok, total, checked, failed, why, time.perf_counter() - t0, mode,
-                          n_lemmas, conflict, ignored, core)
+        core = int(np.count_nonzero(db.marked[:n_formula])) if backward else 0
+        return DrupResult(ok, total, int(sc[_k.CHECKED]), failed, why,
+                          time.perf_counter() - t0, mode, n_lemmas, conflict,
+                          int(sc[_k.IGNORED]), core)
+
+    def failure(status: int) -> DrupResult:
+        s = int(sc[_k.S])
+        if status == _k.NOT_RUP:
+            return result(False, s + 1, f"lemma at step {s + 1} is not RUP: "
+                                        f"{_fmt(db.clause(int(db.steps[s])))}")
+        why = "watch lists inconsistent" if sc[_k.OVERFLOW] else "unexpected conflict"
+        return result(False, s + 1, f"internal error: {why}")  # pragma: no cover
 
     # formula
-    for cid in range(n_formula):
-        if ck.attach(cid) >= 0:
-            if backward:
-                ck.analyze(cid)
-            return result(True, 0, None, "formula is conflicting by unit propagation", 0)
-    confl = ck.propagate()
-    if confl >= 0:
-        if backward:
-            ck.analyze(confl)
-        return result(True, 0, None, "formula is conflicting by unit propagation", 0)
+    status = db.run(_k.LOAD_FORMULA, n_formula, backward, 0)
+    if status == _k.FORMULA_CONFLICT:
+        return result(True, None, "formula is conflicting by unit propagation", 0)
+    if status == _k.INTERNAL:  # pragma: no cover - would mean an internal inconsistency
+        return result(False, None, "internal error: watch lists inconsistent")
 
-    # forward pass
-    checked = 0
-    conflict_at = -1
-    top_before = 0
-    for s in range(total):
-        if progress is not None and s % _PROGRESS_EVERY == 0:
+    # forward pass, in calls of bounded work (progress and Ctrl-C between them)
+    every = _PROGRESS_EVERY if progress is not None else 0
+    while True:
+        s = int(sc[_k.S])
+        if progress is not None and s % _PROGRESS_EVERY == 0 and s < total:
             progress("forward", s, total)
-        code = steps[s]
-        if code is None:
-            continue
-        if code < 0:
-            cid = ~code
-            if len(cls[cid]) <= 1 or ck.implied(cid):
-                steps[s] = None  # drat-trim: (pseudo) unit deletions are ignored
-                ignored += 1
-                continue
-            ck.detach(cid)
-            continue
-        if not backward:
-            checked += 1
-            if not ck.rup(code, analyze=False):
-                return result(False, checked, s + 1,
-                              f"lemma at step {s + 1} is not RUP: {_fmt(cls[code])}")
-        top_before = len(ck.trail)
-        confl = ck.attach(code)
-        if confl < 0:
-            confl = ck.propagate()
-        if confl >= 0:
-            conflict_at = s
+        status = db.run(_k.FORWARD, n_formula, backward, every)
+        if status != _k.PAUSED:
             break
-    if conflict_at < 0:
-        return result(False, checked, None,
-                      "no conflict: the proof never derives the empty clause")
+    if status == _k.DONE:
+        return result(False, None, "no conflict: the proof never derives the empty clause")
+    if status != _k.CONFLICT:
+        return failure(status)
+    conflict_at = int(sc[_k.CONFLICT_AT])
     if not backward:
-        return result(True, checked, None,
-                      f"verified: conflict after step {conflict_at + 1}", conflict_at + 1)
+        return result(True, None, f"verified: conflict after step {conflict_at + 1}",
+                      conflict_at + 1)
 
-    # backward pass
-    ck.analyze(confl)
-    ck.truncate(top_before)
-    for s in range(conflict_at, -1, -1):
+    # backward pass (the forward pass analysed the conflict)
+    while True:
+        s = int(sc[_k.S])
         if progress is not None and s % _PROGRESS_EVERY == 0:
             progress("backward", conflict_at - s, conflict_at + 1)
-        code = steps[s]
-        if code is None:
-            continue
-        if code < 0:
-            ck.attach(~code)  # cannot be falsified: the database was conflict-free here
-            continue
-        ck.detach(code)
-        if not ck.marked[code]:
-            continue
-        if ck.settle() >= 0:  # pragma: no cover - would mean an internal inconsistency
-            return result(False, checked, s + 1, "internal error: unexpected conflict")
-        checked += 1
-        if not ck.rup(code, analyze=True):
-            return result(False, checked, s + 1,
-                          f"lemma at step {s + 1} is not RUP: {_fmt(cls[code])}")
-    return result(True, checked, None,
+        status = db.run(_k.BACKWARD, n_formula, backward, every)
+        if status != _k.PAUSED:
+            break
+    if status != _k.DONE:
+        return failure(status)
+    checked = int(sc[_k.CHECKED])
+    return result(True, None,
                   f"verified: conflict after step {conflict_at + 1}; "
                   f"{checked} of {n_lemmas} lemmas used", conflict_at + 1)
 

@@ -9,6 +9,9 @@ strike, then does something long that only a signal ends:
 - ``sat OUT|-``: `racecert certify` whose only check is a proof-logging python-sat
   solve (`sat.run_with_proof`, the helper of both real SAT checks) of a pigeonhole
   CNF, writing its proof into the certify output folder as the real checks do;
+- ``drup OUT|-``: `racecert certify` whose only check is a forward DRUP check
+  (`racecert.independent.drup.check_drup`, its compiled passes) of a proof that takes
+  hours, READY printed at its first progress report;
 - ``write PATH``: `write_text_atomic(PATH, ...)` stopped between writing the temp
   file and renaming it (for kill -9).
 
@@ -79,6 +82,27 @@ def pigeonhole_sat(ctx: CertifyContext) -> list[CheckResult]:
                         "the solve ended without an interrupt", 0.0)]
 
 
+def long_drup_check(ctx: CertifyContext) -> list[CheckResult]:
+    """A forward DRUP check that runs far longer than the test: a chain of implications
+    x1 -> x2 -> ... -> xN -> y and the lemmas (-xi y), each RUP only along the chain (some
+    N unit propagations each, in the checker's compiled passes). READY comes with the first
+    progress report of the forward pass, just before the compiled passes start."""
+    from racecert.independent.drup import check_drup
+
+    n, lemmas = 300_000, 200_000  # some 3 ms a lemma: ten minutes in all
+    chain = [[-i, i + 1] for i in range(1, n + 1)]
+    proof = "".join(f"-{i} {n + 1} 0\n" for i in range(1, lemmas + 1))
+    check_drup([[1, 2], [-1]], ["2 0", "-2 0", "0"])  # numba's cached code loaded first
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "forward" and done == 0:
+            ready()
+
+    res = check_drup(chain, proof, mode="forward", progress=progress)
+    return [CheckResult("m*", 0, "drup", str(res.verified), "not-applicable",
+                        "the check ended without an interrupt", 0.0)]
+
+
 def certify_with(check, out: str, *extra: str) -> int:
     certificate.default_checks = lambda: [check]
     return main(["certify", TINY, *([] if out == "-" else ["-o", out]), *extra])
@@ -112,7 +136,7 @@ if __name__ == "__main__":
     if mode == "write":
         slow_write(arg)
         sys.exit(0)
-    checks = {"cpsat": pigeonhole_cpsat, "sat": pigeonhole_sat}
+    checks = {"cpsat": pigeonhole_cpsat, "sat": pigeonhole_sat, "drup": long_drup_check}
     if mode.endswith("-timeout"):
         # counted from the start of the process: the imports (the solver's own too, done
         # here first) already took their share (seconds on a loaded machine), so leave the

@@ -2,9 +2,11 @@
 
 Real solver proofs must verify; corrupted, truncated and bogus proofs must be rejected
 with the offending step named; tiny proofs are checked against hand-derived verdicts; and
-two hypothesis properties tie the checker to ground truth: real proofs of random UNSAT
-formulas verify, and no proof whatsoever verifies for a satisfiable formula (soundness,
-with satisfiability decided by brute force, independently of any SAT solver).
+hypothesis properties tie the checker to ground truth: real proofs of random UNSAT
+formulas verify, no proof whatsoever verifies for a satisfiable formula (soundness, with
+satisfiability decided by brute force, independently of any SAT solver), and on small
+random formulas with random, real and corrupted proofs the checker's verdicts agree with
+a brute-force replay (naive unit propagation, RUP lemma by lemma).
 """
 
 from __future__ import annotations
@@ -397,3 +399,171 @@ def test_no_proof_verifies_a_satisfiable_formula(nvars: int, seed: int, nlemmas:
     proof.append("0")
     for mode in MODES:
         assert not check_drup(cnf, proof, mode=mode).verified
+
+
+# ----------------------------------------------------------------- against brute force
+#
+# A tiny reference, independent of the checker's data structures: unit propagation by
+# rescanning every clause until nothing changes, RUP by propagating the negated lemma, and
+# the proof replayed step by step. Deletions are where the checker may legitimately differ
+# (drat-trim's convention ignores the deletion of a clause that is the reason of a
+# top-level literal, which depends on the propagation order), so the reference runs twice:
+# honouring no deletion (the largest database) and every deletion of two or more literals
+# (the smallest). RUP is monotone in the database, so the checker's verdicts lie between
+# the two; without deletions they must equal the reference exactly.
+
+
+def naive_conflict(db: list[list[int]], assumed: list[int]) -> bool:
+    """Does unit propagation from the literals `assumed` reach a conflict in `db`?"""
+    true: set[int] = set()
+    for lit in assumed:
+        if -lit in true:
+            return True
+        true.add(lit)
+    changed = True
+    while changed:
+        changed = False
+        for c in db:
+            if any(lit in true for lit in c):
+                continue
+            free = [lit for lit in c if -lit not in true]
+            if not free:
+                return True
+            if len(free) == 1:
+                true.add(free[0])
+                changed = True
+    return False
+
+
+def naive_replay(cnf: list[list[int]], proof: list[tuple[bool, list[int]]],
+                 deletions: bool) -> tuple[str, int | None, int]:
+    """Forward checking by brute force: ("conflict", step, lemmas checked), with step 0
+    for a formula conflicting by propagation; ("not-rup", step, lemmas checked) for the
+    first lemma that is not RUP; ("no-conflict", None, lemmas checked)."""
+    db = [list(dict.fromkeys(c)) for c in cnf]
+    if naive_conflict(db, []):
+        return "conflict", 0, 0
+    checked = 0
+    for s, (is_del, lits) in enumerate(proof):
+        lits = list(dict.fromkeys(lits))
+        if is_del:
+            if deletions and len(lits) >= 2:
+                same = [j for j, c in enumerate(db) if set(c) == set(lits)]
+                if same:
+                    del db[same[-1]]
+            continue
+        checked += 1
+        if not naive_conflict(db, [-lit for lit in lits]):
+            return "not-rup", s + 1, checked
+        db.append(lits)
+        if naive_conflict(db, []):
+            return "conflict", s + 1, checked
+    return "no-conflict", None, checked
+
+
+def as_text(proof: list[tuple[bool, list[int]]]) -> list[str]:
+    return [("d " if d else "") + " ".join(map(str, [*lits, 0])) for d, lits in proof]
+
+
+def random_small_cnf(rng: random.Random, nvars: int) -> list[list[int]]:
+    return [[rng.choice((-1, 1)) * x
+             for x in rng.sample(range(1, nvars + 1), rng.choice((1, 2, 2, 3, 3, 3)))]
+            for _ in range(rng.randint(1, 5 * nvars))]
+
+
+def solver_steps(cnf: list[list[int]], solver: str) -> list[tuple[bool, list[int]]]:
+    """A real proof of `cnf` as (deletion, literals) steps, or [] if it is satisfiable."""
+    unsat, lines = prove_unsat(cnf, solver)
+    return [(ln.startswith("d"), [int(t) for t in ln.split() if t not in ("d", "0")])
+            for ln in lines] if unsat else []
+
+
+def corrupt(rng: random.Random, proof: list[tuple[bool, list[int]]], nvars: int,
+            cnf: list[list[int]]) -> list[tuple[bool, list[int]]]:
+    """The proof with one to three random corruptions."""
+    proof = list(proof)
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(proof) + 1)
+        kind = rng.randrange(7)
+        if kind == 0 and i < len(proof) and proof[i][1]:  # flip a literal
+            d, lits = proof[i]
+            j = rng.randrange(len(lits))
+            proof[i] = (d, [*lits[:j], -lits[j], *lits[j + 1:]])
+        elif kind == 1 and i < len(proof):  # drop a step
+            del proof[i]
+        elif kind == 2:  # a bogus unit, maybe on a fresh variable
+            proof.insert(i, (False, [rng.choice((-1, 1)) * rng.randint(1, nvars + 1)]))
+        elif kind == 3 and cnf:  # delete a formula clause
+            proof.insert(i, (True, list(rng.choice(cnf))))
+        elif kind == 4 and i < len(proof):  # a lemma deleted or a deletion made a lemma
+            proof[i] = (not proof[i][0], proof[i][1])
+        elif kind == 5:  # a random short lemma
+            proof.insert(i, (False, [rng.choice((-1, 1)) * rng.randint(1, nvars)
+                                     for _ in range(rng.randint(0, 3))]))
+        else:  # truncate
+            proof = proof[:i]
+    return proof
+
+
+def brute_force_case(seed: int, nvars: int, source: str) -> tuple[list[list[int]], list]:
+    rng = random.Random(seed)
+    if source == "random":
+        cnf = random_small_cnf(rng, nvars)
+        proof = [(rng.random() < 0.2, [rng.choice((-1, 1)) * rng.randint(1, nvars + 1)
+                                       for _ in range(rng.randint(0, 3))])
+                 for _ in range(rng.randint(0, 12))]
+        return cnf, [*proof, (False, [])]
+    cnf = random_3sat(nvars, 10 * nvars, rng)  # nearly always unsatisfiable
+    proof = solver_steps(cnf, rng.choice(["glucose4", "cadical153"]))
+    if source == "solver-corrupted" and proof:
+        proof = corrupt(rng, proof, nvars, cnf)
+    return cnf, proof
+
+
+@_PROPERTY
+@given(seed=st.integers(0, 2**32 - 1), nvars=st.integers(3, 9),
+       source=st.sampled_from(["random", "solver", "solver-corrupted"]))
+def test_matches_brute_force_without_deletions(seed: int, nvars: int, source: str) -> None:
+    """Proofs stripped of their deletions: forward mode equals the brute-force replay in
+    every figure; backward mode verifies whatever forward mode verifies (it checks a subset
+    of the same lemmas against the same databases), at the same conflict step, and only
+    unsatisfiable formulas."""
+    cnf, proof = brute_force_case(seed, nvars, source)
+    proof = [(False, lits) for d, lits in proof if not d]
+    outcome, step, checked = naive_replay(cnf, proof, deletions=False)
+    fwd = check_drup(cnf, as_text(proof), mode="forward")
+    assert fwd.verified == (outcome == "conflict")
+    assert fwd.failed_step == (step if outcome == "not-rup" else None)
+    assert fwd.conflict_step == (step if outcome == "conflict" else None)
+    assert fwd.lemmas_checked == checked and fwd.deletions_ignored == 0
+    for core_first in (True, False):
+        bwd = check_drup(cnf, as_text(proof), core_first=core_first)
+        assert bwd.verified >= fwd.verified
+        if bwd.verified:
+            assert not brute_force_sat(cnf, nvars + 1)
+            assert bwd.conflict_step == fwd.conflict_step or outcome == "not-rup"
+            assert bwd.lemmas_checked <= bwd.lemmas
+
+
+@_PROPERTY
+@given(seed=st.integers(0, 2**32 - 1), nvars=st.integers(3, 9),
+       source=st.sampled_from(["random", "solver", "solver-corrupted"]))
+def test_deletions_keep_verdicts_between_the_brute_force_bounds(seed: int, nvars: int,
+                                                                  source: str) -> None:
+    """With deletions: whatever the brute-force replay verifies honouring every deletion
+    (the smallest databases), the checker verifies in both modes; what forward mode
+    verifies, the replay honouring none (the largest) verifies; and nothing verifies a
+    satisfiable formula."""
+    cnf, proof = brute_force_case(seed, nvars, source)
+    smallest = naive_replay(cnf, proof, deletions=True)[0] == "conflict"
+    largest = naive_replay(cnf, proof, deletions=False)[0] == "conflict"
+    sat = brute_force_sat(cnf, nvars + 1)
+    fwd = check_drup(cnf, as_text(proof), mode="forward")
+    assert smallest <= fwd.verified <= largest
+    for core_first in (True, False):
+        bwd = check_drup(cnf, as_text(proof), core_first=core_first)
+        assert smallest <= bwd.verified
+    for res in (fwd, bwd):
+        assert not (res.verified and sat)
+        assert res.steps == len(proof)
+        assert res.lemmas == sum(1 for d, _ in proof if not d)
