@@ -14,8 +14,10 @@ the disposition a terminal gives, so the suite restores Python's handler (childr
 start with the default and install their own).
 
 Shared work: `circuit_certificate` certifies the documented circuit once for the whole
-session (two test modules in two folders read it); `browser` is one chromium for every
-browser test of the session.
+session (two test modules in two folders read it); `chicane_certificate` is
+`racecert.certify("cellpath/chicane")` once for the API's tests (tests/test_api.py and
+tests/test_api_reprs.py read it); `browser` is one chromium for every browser test of the
+session.
 """
 
 from __future__ import annotations
@@ -68,6 +70,16 @@ def circuit_certificate(tmp_path_factory: pytest.TempPathFactory) -> CircuitCert
         code = main(["certify", "tracks/tiny_circuit_nocont.toml", "-o",
                      str(folder / "cert.json")])
     return CircuitCertificate(folder, code, out.getvalue(), err.getvalue())
+
+@pytest.fixture(scope="session")
+def chicane_certificate():
+    """`racecert.certify("cellpath/chicane")` (the API's defaults, one start), made once for
+    the session: the API's profile test and the notebook view of a cell-path certificate
+    read the same result."""
+    import racecert
+
+    return racecert.certify("cellpath/chicane")
+
 
 @pytest.fixture(scope="session")
 def browser():
