@@ -29,6 +29,7 @@ import os
 import shutil
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -54,22 +55,39 @@ class CircuitCertificate:
     code: int
     stdout: str
     stderr: str
+    certificate: Any
+    """The `Certificate` that run made (what `run_certify` returned to the command)."""
 
 
 @pytest.fixture(scope="session")
 def circuit_certificate(tmp_path_factory: pytest.TempPathFactory) -> CircuitCertificate:
     """docs/certificate.md's full certificate, made once for the session (in-process, from
-    the repository root, as the page shows the command): the page's test and the proof
-    files' tests (tests/cli/test_certify_proofs.py) read the same run."""
+    the repository root, as the page shows the command): the page's test, the proof
+    files' tests (tests/cli/test_certify_proofs.py) and the vocabulary's test of the kinds
+    that confirm each figure (tests/certification/test_vocabulary.py, on the certificate
+    itself, kept as `run_certify` returns it) read the same run."""
+    from racecert.cli import certify as certify_cli
     from racecert.cli import main
+
+    made: list[Any] = []
+    run_certify = certify_cli.run_certify
+
+    def keep(*args: Any, **kwargs: Any) -> Any:
+        made.append(run_certify(*args, **kwargs))
+        return made[-1]
 
     folder = tmp_path_factory.mktemp("circuit-certificate")
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), \
-            contextlib.redirect_stderr(err):
-        code = main(["certify", "tracks/tiny_circuit_nocont.toml", "-o",
-                     str(folder / "cert.json")])
-    return CircuitCertificate(folder, code, out.getvalue(), err.getvalue())
+    certify_cli.run_certify = keep
+    try:
+        with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            code = main(["certify", "tracks/tiny_circuit_nocont.toml", "-o",
+                         str(folder / "cert.json")])
+    finally:
+        certify_cli.run_certify = run_certify
+    (certificate,) = made
+    return CircuitCertificate(folder, code, out.getvalue(), err.getvalue(), certificate)
 
 @pytest.fixture(scope="session")
 def chicane_certificate():
