@@ -16,8 +16,9 @@ start with the default and install their own).
 Shared work: `circuit_certificate` certifies the documented circuit once for the whole
 session (two test modules in two folders read it); `chicane_certificate` is
 `racecert.certify("cellpath/chicane")` once for the API's tests (tests/test_api.py and
-tests/test_api_reprs.py read it); `browser` is one chromium for every browser test of the
-session.
+tests/test_api_reprs.py read it); `riddler_certificate` is the riddler's lattice
+certificate from its every start, once for docs/public-tracks.md's certificate cell and the
+lattice certificate's test; `browser` is one chromium for every browser test of the session.
 """
 
 from __future__ import annotations
@@ -97,6 +98,19 @@ def chicane_certificate():
     import racecert
 
     return racecert.certify("cellpath/chicane")
+
+
+@pytest.fixture(scope="session")
+def riddler_certificate():
+    """`certify_lattice(riddler, best_start=True)` (the public table's certificate of
+    tracks/lattice/riddler.toml, default budgets), made once for the session:
+    tests/test_public_tracks.py compares its cell with it and
+    tests/certification/test_lattice_certificate.py checks its figures and methods."""
+    from racecert.certification.lattice.certificate import certify_lattice
+    from racecert.model.parse import load_track
+
+    return certify_lattice(load_track(ROOT / "tracks" / "lattice" / "riddler.toml"),
+                           best_start=True)
 
 
 @pytest.fixture(scope="session")
