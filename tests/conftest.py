@@ -14,8 +14,11 @@ the disposition a terminal gives, so the suite restores Python's handler (childr
 start with the default and install their own).
 
 Shared work: `circuit_certificate` certifies the documented circuit once for the whole
-session (two test modules in two folders read it); `browser` is one chromium for every
-browser test of the session.
+session (two test modules in two folders read it); `chicane_certificate` is
+`racecert.certify("cellpath/chicane")` once for the API's tests (tests/test_api.py and
+tests/test_api_reprs.py read it); `riddler_certificate` is the riddler's lattice
+certificate from its every start, once for docs/public-tracks.md's certificate cell and the
+lattice certificate's test; `browser` is one chromium for every browser test of the session.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import os
 import shutil
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -52,22 +56,62 @@ class CircuitCertificate:
     code: int
     stdout: str
     stderr: str
+    certificate: Any
+    """The `Certificate` that run made (what `run_certify` returned to the command)."""
 
 
 @pytest.fixture(scope="session")
 def circuit_certificate(tmp_path_factory: pytest.TempPathFactory) -> CircuitCertificate:
     """docs/certificate.md's full certificate, made once for the session (in-process, from
-    the repository root, as the page shows the command): the page's test and the proof
-    files' tests (tests/cli/test_certify_proofs.py) read the same run."""
+    the repository root, as the page shows the command): the page's test, the proof
+    files' tests (tests/cli/test_certify_proofs.py) and the vocabulary's test of the kinds
+    that confirm each figure (tests/certification/test_vocabulary.py, on the certificate
+    itself, kept as `run_certify` returns it) read the same run."""
+    from racecert.cli import certify as certify_cli
     from racecert.cli import main
+
+    made: list[Any] = []
+    run_certify = certify_cli.run_certify
+
+    def keep(*args: Any, **kwargs: Any) -> Any:
+        made.append(run_certify(*args, **kwargs))
+        return made[-1]
 
     folder = tmp_path_factory.mktemp("circuit-certificate")
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), \
-            contextlib.redirect_stderr(err):
-        code = main(["certify", "tracks/tiny_circuit_nocont.toml", "-o",
-                     str(folder / "cert.json")])
-    return CircuitCertificate(folder, code, out.getvalue(), err.getvalue())
+    certify_cli.run_certify = keep
+    try:
+        with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            code = main(["certify", "tracks/tiny_circuit_nocont.toml", "-o",
+                         str(folder / "cert.json")])
+    finally:
+        certify_cli.run_certify = run_certify
+    (certificate,) = made
+    return CircuitCertificate(folder, code, out.getvalue(), err.getvalue(), certificate)
+
+@pytest.fixture(scope="session")
+def chicane_certificate():
+    """`racecert.certify("cellpath/chicane")` (the API's defaults, one start), made once for
+    the session: the API's profile test and the notebook view of a cell-path certificate
+    read the same result."""
+    import racecert
+
+    return racecert.certify("cellpath/chicane")
+
+
+@pytest.fixture(scope="session")
+def riddler_certificate():
+    """`certify_lattice(riddler, best_start=True)` (the public table's certificate of
+    tracks/lattice/riddler.toml, default budgets), made once for the session:
+    tests/test_public_tracks.py compares its cell with it and
+    tests/certification/test_lattice_certificate.py checks its figures and methods."""
+    from racecert.certification.lattice.certificate import certify_lattice
+    from racecert.model.parse import load_track
+
+    return certify_lattice(load_track(ROOT / "tracks" / "lattice" / "riddler.toml"),
+                           best_start=True)
+
 
 @pytest.fixture(scope="session")
 def browser():

@@ -62,7 +62,7 @@ def test_reprs_are_short_and_the_version_is_known() -> None:
         racecert.no_such_thing  # noqa: B018
 
 
-def test_every_profile_goes_through_the_same_api() -> None:
+def test_every_profile_goes_through_the_same_api(chicane_certificate) -> None:
     lattice = racecert.load_track("lattice/riddler")
     cell = racecert.load_track("cellpath/hairpin")
     assert racecert.load_track(cell) is cell
@@ -73,7 +73,8 @@ def test_every_profile_goes_through_the_same_api() -> None:
     first = racecert.analyze(lattice)
     assert best.best_start and not first.best_start
     assert best.bfs.m_star <= first.bfs.m_star
-    c = racecert.certify("cellpath/chicane")  # the smaller map: its CP-SAT m* is cheaper
+    c = chicane_certificate  # racecert.certify("cellpath/chicane"), the smaller map: its
+    # CP-SAT m* is cheaper (tests/conftest.py: once for this test and test_api_reprs.py)
     assert type(c).__name__ == "LatticeCertificate" and c.status == "certified"
     assert {f.name for f in c.figures} >= {"m_star", "optimal_count"}
 

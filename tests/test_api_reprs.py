@@ -166,10 +166,11 @@ def test_the_certificate_has_one_row_per_figure_with_its_verdict(certificate) ->
     assert [r[0] for r in other] == [r.figure for r in c.other_checks]
 
 
-def test_a_lattice_certificate_shows_its_own_figures() -> None:
+def test_a_lattice_certificate_shows_its_own_figures(chicane_certificate) -> None:
     """A cell-path certificate (the start-list profiles' `LatticeCertificate`) shows the
-    same headline and one row per figure of its profile, with their verdicts."""
-    c = racecert.certify("cellpath/chicane")
+    same headline and one row per figure of its profile, with their verdicts: that of
+    `racecert.certify("cellpath/chicane")` (tests/conftest.py, shared with test_api.py)."""
+    c = chicane_certificate
     page = Page(c._repr_html_())
     assert page.well_formed(), page.errors
     rows = page.rows["racecert-figures"]

@@ -108,14 +108,19 @@ def add_acceleration(md: cp_model.CpModel, accels: Accelerations, before: Vector
 
 
 def solver(budget: float | None = DEFAULT_CPSAT_BUDGET, workers: int = 1,
-           presolve: bool = True) -> cp_model.CpSolver:
+           presolve: bool = True, light_presolve: bool = False) -> cp_model.CpSolver:
     """A CP-SAT solver bounded by `budget` units of deterministic time (not wall seconds:
     the same verdict on a loaded or slow machine; None: unbounded); one worker keeps it
     reproducible. `presolve=False` skips CP-SAT's presolve, whose probing costs about a
-    second even on small models (worth it for many small solves)."""
+    second even on small models (worth it for many small solves). `light_presolve` keeps
+    the presolve but runs it once, without probing (the cell-path model: half the work
+    of the full presolve on its maps, the same statuses)."""
     s = cp_model.CpSolver()
     s.parameters.num_workers = workers
     s.parameters.cp_model_presolve = presolve
+    if light_presolve:
+        s.parameters.cp_model_probing_level = 0
+        s.parameters.max_presolve_iterations = 1
     if budget is not None:
         s.parameters.max_deterministic_time = budget
     return s
@@ -134,13 +139,13 @@ class Outcome:
 
 
 def run(md: cp_model.CpModel, *, budget: float | None = DEFAULT_CPSAT_BUDGET,
-        workers: int = 1, presolve: bool = True, optimal: bool = False
-        ) -> tuple[Outcome, cp_model.CpSolver]:
+        workers: int = 1, presolve: bool = True, optimal: bool = False,
+        light_presolve: bool = False) -> tuple[Outcome, cp_model.CpSolver]:
     """Solve `md` (Ctrl-C safe, `interrupt.cpsat_solve`) and say what is known.
 
     `optimal`: the model has an objective whose optimum is the answer, so a solution found
     without the proof of optimality is "unknown", not "feasible"."""
-    s = solver(budget, workers, presolve)
+    s = solver(budget, workers, presolve, light_presolve)
     t0 = time.perf_counter()
     st = cpsat_solve(s, md)
     spent = time.perf_counter() - t0

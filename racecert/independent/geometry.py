@@ -105,6 +105,15 @@ def touched_cells(vx: int, vy: int) -> tuple[tuple[int, int, Fraction], ...]:
     return tuple((dx, dy, t) for t, dx, dy in out)
 
 
+@cache
+def _spans(vx: int, vy: int) -> tuple[tuple[int, int, Fraction, Fraction], ...]:
+    """`touched_cells(vx, vy)` with the instant each cell is left (the next one's entry,
+    1 for the last): (dx, dy, enter, leave)."""
+    cells = touched_cells(vx, vy)
+    leaves = [t for _, _, t in cells[1:]] + [Fraction(1)]
+    return tuple((dx, dy, t, leave) for (dx, dy, t), leave in zip(cells, leaves, strict=True))
+
+
 def _meets_line(line: Line, px: int, py: int, vx: int, vy: int) -> Fraction | None:
     """Exact t at which the move meets the closed line segment, else None."""
     if line.axis == "x":
@@ -112,6 +121,10 @@ def _meets_line(line: Line, px: int, py: int, vx: int, vy: int) -> Fraction | No
     else:
         fixed_p, fixed_v, span_p, span_v = py, vy, px, vx
     if fixed_v == 0:
+        return None
+    # 0 <= t <= 1 for t = (k + 1/2 - p) / v, in integers first (most moves meet no line)
+    twice = 2 * (line.k - fixed_p) + 1
+    if not (0 <= twice <= 2 * fixed_v if fixed_v > 0 else 2 * fixed_v <= twice <= 0):
         return None
     t = (line.k + HALF - fixed_p) / fixed_v
     if not 0 <= t <= 1:
@@ -167,22 +180,21 @@ class Geometry:
         hit = self._walk_cache.get(key)
         if hit is not None:
             return hit
-        cells = touched_cells(vx, vy)
+        surface = self._surface.get  # this module's class of a cell, _OFF when absent
         spans: list[tuple[Fraction, Fraction, int]] = []  # (enter, leave, layer)
         cur = layer
         prev_ramp = False
-        for i, (dx, dy, t) in enumerate(cells):
+        for dx, dy, t, leave in _spans(vx, vy):
             cx, cy = x + dx, y + dy
-            if self.surface(cur, cx, cy) == _OFF:
-                if prev_ramp and self.surface(1 - cur, cx, cy) != _OFF:
+            if surface((cur, cx, cy), _OFF) == _OFF:
+                if prev_ramp and surface((1 - cur, cx, cy), _OFF) != _OFF:
                     cur = 1 - cur
                 else:
                     res = (False, f"touches ({cx}, {cy}), off-track in layer {cur}", cur, ())
                     self._walk_cache[key] = res
                     return res
-            leave = cells[i + 1][2] if i + 1 < len(cells) else Fraction(1)
             spans.append((t, leave, cur))
-            prev_ramp = self.surface(0, cx, cy) == _RAMP
+            prev_ramp = surface((0, cx, cy), _OFF) == _RAMP
         if not self.endable(cur, x + vx, y + vy):
             res = (False, f"ends on ({x + vx}, {y + vy}), not endable in layer {cur}", cur, ())
             self._walk_cache[key] = res

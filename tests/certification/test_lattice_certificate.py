@@ -63,6 +63,10 @@ def riddler() -> LatticeTrack:
     return t
 
 
+SMALL_VN = SMALL.replace('name = "small ring"\n', 'name = "small ring, von Neumann moves"\n'
+                         'accelerations = "von-neumann"\n')
+
+
 @pytest.fixture(scope="module")
 def small() -> LatticeTrack:
     t = parse_track(SMALL.encode(), "small.toml")
@@ -70,8 +74,20 @@ def small() -> LatticeTrack:
     return t
 
 
-def test_the_riddler_is_certified(riddler: LatticeTrack) -> None:
-    c = certify_lattice(riddler, **LIMITS)
+@pytest.fixture(scope="module")
+def small_vn() -> LatticeTrack:
+    """The small ring with the von Neumann set: m* 10 from its first start (8 with nine
+    accelerations)."""
+    t = parse_track(SMALL_VN.encode(), "small_vn.toml")
+    assert isinstance(t, LatticeTrack) and t.accelerations == "von-neumann"
+    return t
+
+
+def test_the_riddler_is_certified(riddler: LatticeTrack, riddler_certificate) -> None:
+    """From its every start (one), as docs/public-tracks.md certifies it: the session's
+    certificate (tests/conftest.py), which the public table's cell reads too."""
+    c = riddler_certificate
+    assert c.track == riddler and c.analysis.best_start
     assert c.status == "certified", c.to_json()["figures"]
     figs = {f.name: f for f in c.figures}
     assert figs["m_star"].value == 12
@@ -95,10 +111,12 @@ def corrupt_bfs(a: LatticeAnalysis, **changes) -> LatticeAnalysis:
 
 
 @pytest.mark.parametrize("delta", [-1, 1])
-def test_cpsat_disagrees_with_a_wrong_m_star(riddler: LatticeTrack, delta: int) -> None:
-    a = analyze_lattice(riddler)
+def test_cpsat_disagrees_with_a_wrong_m_star(small: LatticeTrack, delta: int) -> None:
+    """On the small ring (the riddler's certificate above has the same check agree: one
+    less is then no witness at m* - 1, one more a finish within m*)."""
+    a = analyze_lattice(small)
     bad = corrupt_bfs(a, m_star=a.bfs.m_star + delta)
-    (r,) = run(check_m_star_cpsat, riddler, bad)
+    (r,) = run(check_m_star_cpsat, small, bad)
     assert r.verdict == "disagree", r
 
 
@@ -194,12 +212,15 @@ def test_the_von_neumann_riddler_is_certified(riddler_vn: LatticeTrack) -> None:
 
 
 @pytest.mark.parametrize("delta", [-1, 1])
-def test_a_wrong_von_neumann_m_star_disagrees(riddler_vn: LatticeTrack, delta: int) -> None:
-    a = analyze_lattice(riddler_vn)
+def test_a_wrong_von_neumann_m_star_disagrees(small_vn: LatticeTrack, delta: int) -> None:
+    """On the small ring with the von Neumann set (the von Neumann riddler's certificate
+    above has both checks agree)."""
+    a = analyze_lattice(small_vn)
+    assert a.bfs.m_star == 10
     bad = corrupt_bfs(a, m_star=a.bfs.m_star + delta)
-    (r,) = run(check_m_star_cpsat, riddler_vn, bad)
+    (r,) = run(check_m_star_cpsat, small_vn, bad)
     assert r.verdict == "disagree", r
-    verdicts = {r.figure: r.verdict for r in run(check_search, riddler_vn, bad)}
+    verdicts = {r.figure: r.verdict for r in run(check_search, small_vn, bad)}
     assert verdicts["m_star"] == "disagree"
 
 
@@ -218,17 +239,18 @@ class _AlwaysMoore(LatticeRules):
         super().__init__(dataclasses.replace(track, accelerations="moore"), *args, **kwargs)
 
 
-def test_an_oracle_ignoring_the_set_is_caught(riddler_vn: LatticeTrack,
+def test_an_oracle_ignoring_the_set_is_caught(small_vn: LatticeTrack,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """With nine accelerations on the von Neumann track the oracle's figures are the
-    Moore ones (m* 12): the search and CP-SAT disagree, and the geometry check, whose
-    candidates come from the independent side's own set, finds the diagonal moves."""
-    wrong = analyze_lattice(riddler_vn, rules=_AlwaysMoore(riddler_vn))
-    assert wrong.bfs.m_star == 12
-    verdicts = {r.figure: r.verdict for r in run(check_search, riddler_vn, wrong)}
+    """With nine accelerations on the von Neumann track (the small ring's) the oracle's
+    figures are the Moore ones (m* 8, not 10): the search and CP-SAT disagree, and the
+    geometry check, whose candidates come from the independent side's own set, finds the
+    diagonal moves."""
+    wrong = analyze_lattice(small_vn, rules=_AlwaysMoore(small_vn))
+    assert wrong.bfs.m_star == 8
+    verdicts = {r.figure: r.verdict for r in run(check_search, small_vn, wrong)}
     assert verdicts["m_star"] == "disagree"
-    (r,) = run(check_m_star_cpsat, riddler_vn, wrong)
+    (r,) = run(check_m_star_cpsat, small_vn, wrong)
     assert r.verdict == "disagree", r
     monkeypatch.setattr(lattice_checks, "LatticeRules", _AlwaysMoore)
-    (bad,) = run(check_geometry, riddler_vn, analyze_lattice(riddler_vn))
+    (bad,) = run(check_geometry, small_vn, analyze_lattice(small_vn))
     assert bad.verdict == "disagree" and bad.artefacts

@@ -16,6 +16,7 @@ from racecert.certification.green_blue_checks import check_green_blue
 from racecert.independent import movetable
 from racecert.independent.movetable import TableBudget
 from racecert.model.parse import load_track
+from tests.conftest import CircuitCertificate
 
 SECOND = MethodKind.SECOND_IMPLEMENTATION
 
@@ -101,10 +102,13 @@ def test_second_implementation_only_gets_the_headline_note(
     assert j["headline"] == c.headline
 
 
-def test_confirmed_by_names_each_kind_that_agreed() -> None:
+def test_confirmed_by_names_each_kind_that_agreed(
+        circuit_certificate: CircuitCertificate) -> None:
     """On a small circuit every kind of method confirms something, and each figure lists
-    exactly the kinds of its agreeing checks."""
-    c = certify(load_track("tracks/tiny_circuit_nocont.toml"))
+    exactly the kinds of its agreeing checks: the certificate of `racecert certify
+    tracks/tiny_circuit_nocont.toml` (the session's, tests/conftest.py)."""
+    c = circuit_certificate.certificate
+    assert c.track.name == load_track("tracks/tiny_circuit_nocont.toml").name
     by = {f.name: f.confirmed_by for f in c.figures}
     assert by["m_star"] == (SECOND, MethodKind.CHECKED_PROOF, MethodKind.SOLVER_MODEL)
     assert by["optimal_count"] == (SECOND, MethodKind.ENUMERATION)

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from racecert.certification.lattice.checks import CPSAT, SEARCH
 from racecert.cli import main
 from racecert.model.lattice.track import LatticeTrack
 from racecert.model.parse import load_track
+from tests.certification.test_lattice_certificate import SMALL
 
 ROOT = Path(__file__).resolve().parents[2]
 RIDDLER = str(ROOT / "tracks" / "lattice" / "riddler.toml")
@@ -126,13 +128,18 @@ def test_the_grid_pipeline_refuses_a_lattice_track() -> None:
         analyze(load_track(RIDDLER))  # type: ignore[arg-type]
 
 
-def test_certify_riddler(tmp_path: Path, capsys) -> None:
-    out = tmp_path / "c.json"
-    assert main(["certify", RIDDLER, "-o", str(out)]) == 0
+def test_certify_a_lattice_track(tmp_path: Path, capsys) -> None:
+    """`certify` of a lattice track file, with its table and certificate file: the small
+    ring of tests/certification/test_lattice_certificate.py (a tenth of a second; the
+    riddler's certificate, seconds, is tested there and in tests/test_public_tracks.py)."""
+    track, out = tmp_path / "small.toml", tmp_path / "c.json"
+    track.write_text(SMALL)
+    assert main(["certify", str(track), "-o", str(out)]) == 0
     assert "CERTIFIED" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["rules"] == "lattice" and data["status"] == "certified"
-    assert data["figures"]["m_star"]["value"] == 12
+    assert data["figures"]["m_star"]["value"] == 8
+    assert {r["method"] for r in data["figures"]["m_star"]["checks"]} == {CPSAT, SEARCH}
 
 
 @pytest.mark.parametrize("command", ["analyze", "certify"])

@@ -64,13 +64,37 @@ def page(race, browser, tmp_path):
     assert requests == [html.as_uri()]  # self-contained: nothing else is fetched
 
 
+def _step_in_page(page, steps: int) -> list[dict]:
+    """Click the page's own "next" button `steps` times in one script, reading the table
+    after each click (the handler renders synchronously): one round trip instead of a
+    Playwright click (actionability checks, a rendered frame) per step, about 5 of the
+    6 CPU s chromium spent on this test."""
+    return page.evaluate(f"""() => {{
+      const table = {TABLE};
+      const next = document.getElementById("next");
+      const out = [];
+      for (let i = 0; i < {steps}; i++) {{ next.click(); out.push(table()); }}
+      return out;
+    }}""")
+
+
 def test_the_table_reveals_cars_as_they_finish(race, page):
+    """Every step's table; the first three steps and the last by real (Playwright) clicks
+    on the "next" button, the ones between by its click event in one script."""
     n = len(timeline(race))
+    real = {1, 2, 3, n}
+    tables = {0: page.evaluate(TABLE)}
+    for k in range(1, n + 1):
+        if k in real:
+            page.click("#next")
+            tables[k] = page.evaluate(TABLE)
+        elif k - 1 in real:  # the run of steps up to the next real click
+            run = min(j for j in real if j > k) - k
+            tables.update(enumerate(_step_in_page(page, run), start=k))
+    assert sorted(tables) == list(range(n + 1))
     revealed = []
     for k in range(n + 1):
-        if k:
-            page.click("#next")
-        shown = page.evaluate(TABLE)
+        shown = tables[k]
         header, rows = standings_at(race, k)
         assert shown["step"] == k
         assert shown["header"] == ["", *header]

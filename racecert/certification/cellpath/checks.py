@@ -17,6 +17,7 @@ implementation, and the certificate's headline says so.
 from __future__ import annotations
 
 import time
+from itertools import repeat
 
 from racecert.certification.context import (
     CertifyContext,
@@ -51,14 +52,15 @@ def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
         rules, [rules.state_at(p) for p in a.considered], ctx.geometry_max_states,
         a.bfs.depth_explored)
     exp = rules.expand(states)
-    ours = {(int(i), int(s.x[j]), int(s.y[j]), int(s.vx[j]), int(s.vy[j]), arrives)
-            for s, src, arrives in ((exp.succ, exp.src, False),
-                                    (exp.arrive_state, exp.arrive_src, True))
-            for j, i in enumerate(src)}
+    ours = {row for s, src, arrives in ((exp.succ, exp.src, False),
+                                        (exp.arrive_state, exp.arrive_src, True))
+            for row in zip(src.tolist(), s.x.tolist(), s.y.tolist(), s.vx.tolist(),
+                           s.vy.tolist(), repeat(arrives, len(src)), strict=True)}
     theirs = set()
     accs = accelerations(track)
-    for i in range(len(states)):
-        s = (int(states.x[i]), int(states.y[i]), int(states.vx[i]), int(states.vy[i]))
+    rows = zip(states.x.tolist(), states.y.tolist(), states.vx.tolist(), states.vy.tolist(),
+               strict=True)
+    for i, s in enumerate(rows):
         for acc in accs:
             r = successor(track, s, acc)
             if r is not None:

@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import time
+from dataclasses import astuple
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -81,25 +83,27 @@ def reachable_states(rules: LatticeRules, starts: list, cap: int, depth: int
                       ) -> tuple[StateArrays, bool]:
     """Up to `cap` states reachable from `starts` within `depth` - 1 moves, breadth first
     (arrivals not continued): the states the oracle's BFS expanded; whether that is all
-    of them."""
-    seen = set(starts)
-    layer = list(starts)
-    out = list(starts)
+    of them. Each layer's new states come in the order `expand` first gives them (as
+    plain tuples of the seven fields, read from the arrays at once)."""
+    seen = {astuple(s) for s in starts}
+    layer = StateArrays.of(list(starts))
+    parts = [layer]
+    count = len(layer)
     for _ in range(depth - 1):
-        if not layer:
+        if not len(layer):
             break
-        exp = rules.expand(StateArrays.of(layer))
+        succ = rules.expand(layer).succ
         nxt = []
-        for i in range(len(exp.succ)):
-            s = exp.succ.state(i)
+        for i, s in enumerate(zip(*(a.tolist() for a in succ.fields()), strict=True)):
             if s not in seen:
                 seen.add(s)
-                nxt.append(s)
-        layer = nxt[: cap - len(out)]
-        out += layer
+                nxt.append(i)
+        layer = succ.take(np.array(nxt[: cap - count], dtype=np.int64))
+        parts.append(layer)
+        count += len(layer)
         if len(nxt) > len(layer):
-            return StateArrays.of(out), False
-    return StateArrays.of(out), True
+            return StateArrays.concat(parts), False
+    return StateArrays.concat(parts), True
 
 
 def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
@@ -116,12 +120,13 @@ def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
         rules, [rules.state_at(p) for p in a.considered], ctx.geometry_max_states,
         a.bfs.depth_explored)
     exp = rules.expand(states)
-    ours = {(int(i), int(s.x[j]), int(s.y[j]), int(s.vx[j]), int(s.vy[j]),
-             int(s.phase[j]) - rules.deficit, False)
-            for s, src in ((exp.succ, exp.src),) for j, i in enumerate(src)}
-    ours |= {(int(i), int(exp.arrive_state.x[j]), int(exp.arrive_state.y[j]),
-              int(exp.arrive_state.vx[j]), int(exp.arrive_state.vy[j]), None, True)
-             for j, i in enumerate(exp.arrive_src)}
+    s, arr = exp.succ, exp.arrive_state
+    ours = set(zip(exp.src.tolist(), s.x.tolist(), s.y.tolist(), s.vx.tolist(), s.vy.tolist(),
+                   (s.phase.astype(np.int64) - rules.deficit).tolist(),
+                   repeat(False, len(exp.src)), strict=True))
+    ours |= set(zip(exp.arrive_src.tolist(), arr.x.tolist(), arr.y.tolist(), arr.vx.tolist(),
+                    arr.vy.tolist(), repeat(None, len(exp.arrive_src)),
+                    repeat(True, len(exp.arrive_src)), strict=True))
     n = len(states)
     accels = lattice_accels(track.accelerations)
     ax = np.array([c[0] for c in accels], dtype=np.int64)
@@ -139,9 +144,11 @@ def check_geometry(ctx: CertifyContext) -> list[CheckResult]:
         arrive = net == fin.laps
     else:
         arrive = code == 1
-    theirs = {(int(src[k]), int(px[k] + vx[k]), int(py[k] + vy[k]), int(vx[k]), int(vy[k]),
-               None if arr else int(nn), bool(arr))
-              for k, arr, nn in zip(ok.tolist(), arrive.tolist(), net.tolist(), strict=True)}
+    arrives = arrive.tolist()
+    theirs = set(zip(src[ok].tolist(), (px + vx)[ok].tolist(), (py + vy)[ok].tolist(),
+                     vx[ok].tolist(), vy[ok].tolist(),
+                     [None if a else n for a, n in zip(arrives, net.tolist(), strict=True)],
+                     arrives, strict=True))
     return [compare_moves("racecert.model.lattice.rules (vectorised expand)", GEOMETRY, ours,
                           theirs, n, len(accels), complete,
                           f"all {len(accels)} accelerations of the {track.accelerations} set",
@@ -155,12 +162,13 @@ def compare_moves(oracle: str, method: str, ours: set, theirs: set, n: int, per_
     (`per_state` tried from each of the `n` reachable states: all of them when `complete`,
     else the first `n`, breadth first) against the independent side's `theirs`, as sets of
     comparable tuples; the first ten differences as artefacts."""
-    diff = sorted(ours ^ theirs)[:10]
+    differ = ours ^ theirs
+    diff = sorted(differ)[:10]
     scope = ("every state the BFS expanded" if complete
              else f"the first {n:,} states the BFS expanded (breadth first; capped)")
     return CheckResult(
         "move_validity", oracle, method,
-        f"{per_state * n:,} moves from {n:,} states, {len(ours ^ theirs)} differ",
+        f"{per_state * n:,} moves from {n:,} states, {len(differ)} differ",
         Verdict.DISAGREE if diff else Verdict.AGREE,
         f"{accelerations} from {scope}: {compared}; {len(theirs):,} valid",
         time.perf_counter() - t0,
