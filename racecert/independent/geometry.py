@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 
 from racecert.independent.race_rules import OpeningRule, move_outcome
 from racecert.model.track import Line, Track
@@ -105,7 +105,7 @@ def touched_cells(vx: int, vy: int) -> tuple[tuple[int, int, Fraction], ...]:
     return tuple((dx, dy, t) for t, dx, dy in out)
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _spans(vx: int, vy: int) -> tuple[tuple[int, int, Fraction, Fraction], ...]:
     """`touched_cells(vx, vy)` with the instant each cell is left (the next one's entry,
     1 for the last): (dx, dy, enter, leave)."""
