@@ -8,7 +8,8 @@ check that proof with code it ships. No external checker (drat-trim) is availabl
 module implements one: parsing (numpy) and the verdict here, the clause database and the
 checking passes compiled with numba in `racecert.independent.drup_kernel` (written for this
 side, sharing no code with the oracle's kernels): all clauses in one int32 array of literal
-codes with offsets, watch and binary-implication lists as regions of one growable array,
+codes with offsets, watch and binary-implication lists as fixed regions of one array (one
+per clause kind and literal, sized by its occurrences: nothing is reallocated),
 literal-indexed value and mark arrays, a single trail. The passes run in calls of bounded
 work and return to Python between them, so progress is reported and a Ctrl-C stops a check
 within a fraction of a second.
@@ -289,6 +290,11 @@ def _parse_items(items: list) -> _Flat:
 def _parse_flat(proof: ProofInput) -> _Flat:
     """Parse a proof in any accepted form into flat arrays (see :func:`parse_proof`)."""
     if isinstance(proof, ProofSteps):
+        if len(proof.deletions) != len(proof.clauses):
+            raise ValueError(f"ProofSteps has {len(proof.deletions)} deletion flags for "
+                             f"{len(proof.clauses)} clauses")
+        if any(0 in clause for clause in proof.clauses):
+            raise ValueError("ProofSteps holds literal 0 inside a clause")
         return _from_clauses(proof.clauses, proof.deletions)
     if isinstance(proof, bytes | bytearray | memoryview):
         data = bytes(proof)

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from racecert.independent.drup import (
     DrupResult,
+    ProofSteps,
     check_drup,
     parse_proof,
     prove_unsat,
@@ -560,10 +561,24 @@ def test_deletions_keep_verdicts_between_the_brute_force_bounds(seed: int, nvars
     sat = brute_force_sat(cnf, nvars + 1)
     fwd = check_drup(cnf, as_text(proof), mode="forward")
     assert smallest <= fwd.verified <= largest
+    runs = [fwd]
     for core_first in (True, False):
-        bwd = check_drup(cnf, as_text(proof), core_first=core_first)
-        assert smallest <= bwd.verified
-    for res in (fwd, bwd):
+        runs.append(check_drup(cnf, as_text(proof), core_first=core_first))
+        assert smallest <= runs[-1].verified
+    for res in runs:
         assert not (res.verified and sat)
         assert res.steps == len(proof)
         assert res.lemmas == sum(1 for d, _ in proof if not d)
+
+
+@pytest.mark.parametrize("dels", [bytearray(1), bytearray(3)], ids=["short", "long"])
+def test_proof_steps_with_mismatched_deletion_flags_are_malformed(dels: bytearray) -> None:
+    """A hand-built ProofSteps whose flags do not match its clauses is refused (the
+    compiled database is sized by them) rather than checked."""
+    res = check_drup([[1], [-1]], ProofSteps(dels, [[1], []]))
+    assert not res.verified and "malformed" in res.reason
+
+
+def test_proof_steps_with_literal_zero_are_malformed() -> None:
+    res = check_drup([[1], [-1]], ProofSteps(bytearray(2), [[1, 0], []]))
+    assert not res.verified and "malformed" in res.reason
