@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 from racecert import api
 from racecert.studio.document import draft_from_toml, is_grid
 from racecert.studio.track_view import track_picture
+from tests.certification.test_lattice_certificate import SMALL_VN
 from tests.studio.conftest import TRACKS, make_app, studio_client
 from tests.studio.test_api import events_of
 
@@ -124,27 +125,9 @@ def test_analyse_gives_the_api_figures_and_the_profile_picture(client: TestClien
     assert a["trajectories"] == [] and a["kind"] is None
 
 
-SMALL_VN = """rules = "lattice"
-name = "small ring, von Neumann moves"
-accelerations = "von-neumann"
-[bounds]
-x = [0, 11]
-y = [0, 8]
-[[walls]]
-points = [[1, 1], [10, 1], [10, 7], [1, 7], [1, 1]]
-[[walls]]
-points = [[4, 4], [7, 4]]
-[start]
-positions = [[2, 3], [3, 3], [2, 2]]
-[finish]
-from = [1, 4]
-to = [4, 4]
-direction = [0, -1]
-laps = 1
-"""
-"""A lattice track with the von Neumann set that certifies in a fraction of a second (the
-bundled von Neumann riddler takes seconds, in the job and again for the API; its
-certificate is tested in tests/certification/test_lattice_certificate.py)."""
+# SMALL_VN: a lattice track with the von Neumann set that certifies in a fraction of a
+# second (the bundled von Neumann riddler takes seconds, in the job and again for the API;
+# its certificate is tested in tests/certification/test_lattice_certificate.py).
 
 
 def test_certify_gives_the_api_verdicts(client: TestClient, tmp_path: Path) -> None:
