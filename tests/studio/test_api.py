@@ -192,7 +192,8 @@ def test_certify_gives_each_figure_its_verdict_and_methods(client: TestClient) -
     assert c["analysis"]["m_star"] == 3
 
 
-def test_a_running_job_can_be_cancelled_and_its_process_ends(tmp_path: Path) -> None:
+def test_a_running_job_can_be_cancelled_and_its_process_ends(tmp_path: Path,
+                                                              job_processes: None) -> None:
     track = tmp_path / "big.toml"
     track.write_text(open_field(120, 120))
     with studio_client(make_app(tmp_path, max_running=1)) as c:

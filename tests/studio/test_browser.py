@@ -143,7 +143,7 @@ def test_build_a_circuit_from_a_blank_grid_analyse_and_save(browser, tmp_path: P
 
 
 def test_a_200x200_track_loads_pans_zooms_and_a_certificate_is_cancelled(
-        browser, tmp_path: Path) -> None:
+        browser, tmp_path: Path, job_processes: None) -> None:
     big = tmp_path / "big.toml"
     big.write_text(open_field(200, 200, "Big"))
     with background(make_app(tmp_path, initial=big)) as url:

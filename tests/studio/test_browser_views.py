@@ -181,7 +181,7 @@ def test_an_export_without_analysis_is_the_track_and_the_car(browser, tmp_path: 
         p.close()
 
 
-def test_a_jobs_progress_stays_in_view(browser, tmp_path: Path) -> None:
+def test_a_jobs_progress_stays_in_view(browser, tmp_path: Path, job_processes: None) -> None:
     big = tmp_path / "big.toml"
     big.write_text(open_field(200, 200, "Big"))
     with background(make_app(tmp_path, initial=big)) as url:
