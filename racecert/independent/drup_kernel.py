@@ -361,8 +361,11 @@ def _detach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
         nu = sc[NU]
         if units[nu - 1] != cid:
             j = 0
-            while units[j] != cid:
+            while j < nu and units[j] != cid:
                 j += 1
+            if j == nu:  # a broken invariant: never a walk past the array
+                sc[OVERFLOW] = 1
+                return
             for q in range(j, nu - 1):
                 units[q] = units[q + 1]
         sc[NU] = nu - 1
@@ -371,8 +374,11 @@ def _detach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
     code = _implied(cid, lits, cst, val, reason)
     if code:
         j = sc[TL] - 1
-        while trail[j] != code:
+        while j >= 0 and trail[j] != code:
             j -= 1
+        if j < 0:  # a broken invariant: never a walk past the array
+            sc[OVERFLOW] = 1
+            return
         _truncate(j, val, trail, sc)
         sc[DIRTY] = 1
 
@@ -550,6 +556,9 @@ def _analyze(confl, true_code, lits, cst, marked, reason, seen, trail, pool, rbe
         count = 1
     i = sc[TL] - 1
     while count:
+        if i < 0:  # a broken invariant: never a walk past the array
+            sc[OVERFLOW] = 1
+            return
         t = trail[i]
         i -= 1
         if seen[t]:

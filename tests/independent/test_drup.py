@@ -323,6 +323,16 @@ def test_binary_large_literals() -> None:
     assert list(parsed.deletions) == [0, 1, 0]
 
 
+@pytest.mark.parametrize("literal", [1 << 40, -(1 << 40), (1 << 40) + 1])
+def test_a_text_literal_past_the_limit_is_refused_even_at_the_deletion_marks_value(
+        literal: int) -> None:
+    """The text parser stands a number in for "d"; a literal of that very value is still
+    a literal (past the variable limit), never a deletion that leaves the proof valid."""
+    res = check_drup([[1], [-1]], f"{literal} 0\n0\n")
+    assert not res.verified
+    assert f"variable index {abs(literal)} exceeds" in res.reason
+
+
 @pytest.mark.parametrize("bad", ["1 2", "1 x 0", "1 - 2 0", "1 d 2 0", "1-2 0"])
 def test_malformed_proof_is_rejected(bad: str) -> None:
     res = check_drup(ALL8, [bad, "0"])
