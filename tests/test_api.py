@@ -11,6 +11,7 @@ import pytest
 
 import racecert
 import racecert.api
+from racecert.certification.cellpath import checks as cellpath_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,6 +78,10 @@ def test_every_profile_goes_through_the_same_api(chicane_certificate) -> None:
     # CP-SAT m* is cheaper (tests/conftest.py: once for this test and test_api_reprs.py)
     assert type(c).__name__ == "LatticeCertificate" and c.status == "certified"
     assert {f.name for f in c.figures} >= {"m_star", "optimal_count"}
+    # its CP-SAT model of m* (A = 2, a speed cap) agrees: tests/cellpath/test_certificate.py
+    # solves it from every start on hairpin only
+    (m,) = [r for r in c.results if r.method == cellpath_checks.CPSAT]
+    assert (m.verdict, m.kind, m.method_value) == ("agree", "solver-model", 11)
 
 
 def test_options_of_another_profile_are_refused_in_one_line() -> None:

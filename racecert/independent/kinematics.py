@@ -404,22 +404,20 @@ def midpoints(on: set[Position], width: int, height: int) -> tuple[Position, ...
     >>> midpoints({(0, 0), (1, 0)}, 2, 1)
     ((0, 0), (1, 0), (2, 0))
     """
-    def cells_on(*cells: Position) -> bool:
-        return all(c in on for c in cells)
-
     out = []
     for sy in range(2 * height - 1):
+        hy = sy // 2
         for sx in range(2 * width - 1):
-            hx, hy = sx // 2, sy // 2
-            if sx % 2 == 0 and sy % 2 == 0:
-                ok = cells_on((hx, hy))
-            elif sx % 2 == 0:
-                ok = cells_on((hx, hy), (hx, hy + 1))
-            elif sy % 2 == 0:
-                ok = cells_on((hx, hy), (hx + 1, hy))
-            else:
-                ok = (cells_on((hx, hy), (hx + 1, hy + 1))
-                      or cells_on((hx + 1, hy), (hx, hy + 1)))
+            hx = sx // 2
+            if sx % 2 == 0 and sy % 2 == 0:  # a cell centre
+                ok = (hx, hy) in on
+            elif sx % 2 == 0:  # a horizontal edge: the cells below and above it
+                ok = (hx, hy) in on and (hx, hy + 1) in on
+            elif sy % 2 == 0:  # a vertical edge: the cells left and right of it
+                ok = (hx, hy) in on and (hx + 1, hy) in on
+            else:  # a corner: the cells of either diagonal
+                ok = (((hx, hy) in on and (hx + 1, hy + 1) in on)
+                      or ((hx + 1, hy) in on and (hx, hy + 1) in on))
             if ok:
                 out.append((sx, sy))
     return tuple(out)

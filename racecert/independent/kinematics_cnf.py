@@ -102,7 +102,11 @@ Lit = int | bool
 
 
 def neg(lit: Lit) -> Lit:
-    return (not lit) if isinstance(lit, bool) else -lit
+    if lit is True:
+        return False
+    if lit is False:
+        return True
+    return -lit
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,11 @@ class Cnf:
         return z
 
     def add(self, *lits: Lit) -> None:
+        # the common case, no constant: `in` compares by value, and no literal equals
+        # False (0); one that equals True (variable 1) takes the general path below
+        if True not in lits and False not in lits:
+            self.clauses.append(list(lits))
+            return
         out = []
         for lit in lits:
             if lit is True:
@@ -287,12 +296,14 @@ def lines_and_arrival(cnf: Cnf, m: KinematicsModel, g: Lit, before: tuple[_Int, 
 
 def _sum(cnf: Cnf, g: Lit, a: _Int, scale: int, b: _Int, out: _Int) -> None:
     """While `g` is false: out = scale * a + b, both directions, every pair of values."""
+    add, ge, le = cnf.add, out.ge, out.le
+    # the literals of b's values, negated, once (the same clauses as pair by pair)
+    rows = [(vb, neg(b.ge(vb)), neg(b.le(vb))) for vb in range(b.lo, b.hi + 1)]
     for va in range(a.lo, a.hi + 1):
-        ga, la = a.ge(va), a.le(va)
-        for vb in range(b.lo, b.hi + 1):
-            s = scale * va + vb
-            cnf.add(g, neg(ga), neg(b.ge(vb)), out.ge(s))
-            cnf.add(g, neg(la), neg(b.le(vb)), out.le(s))
+        nga, nla, base = neg(a.ge(va)), neg(a.le(va)), scale * va
+        for vb, ngb, nlb in rows:
+            add(g, nga, ngb, ge(base + vb))
+            add(g, nla, nlb, le(base + vb))
 
 
 def walls(cnf: Cnf, g: Lit, before: tuple[_Int, _Int], after: tuple[_Int, _Int],
@@ -388,19 +399,32 @@ def _at_least(cnf: Cnf, a: _Int, ca: int, b: _Int, cb: int, k: int) -> Lit:
     if b.hi - b.lo < a.hi - a.lo:
         a, ca, b, cb = b, cb, a, ca
     lit = cnf.var()
-    for u in range(a.lo, a.hi + 1):  # ca * a + cb * b >= k -> lit
+    # the order literals written out (u and w within their domains, so no constant but
+    # the ends' False, which a clause drops): the clauses of
+    # cnf.add(neg(a.ge(u)), neg(b.ge(w)), lit) and cnf.add(neg(a.le(u)), neg(b.le(w)), -lit)
+    clauses = cnf.clauses
+    alo, ahi, abase, blo, bhi, bbase = a.lo, a.hi, a.base, b.lo, b.hi, b.base
+    for u in range(alo, ahi + 1):  # ca * a + cb * b >= k -> lit
         w = -((ca * u - k) // cb)  # ceil((k - ca u) / cb)
-        if w > b.hi:
+        if w > bhi:
             continue
-        cnf.add(neg(a.ge(u)), neg(b.ge(w)), lit)
-        if w <= b.lo:
+        c = [alo - abase - u] if u != alo else []  # not [a >= u]; [a >= lo] is True
+        if w > blo:
+            c.append(blo - bbase - w)  # not [b >= w]
+        c.append(lit)
+        clauses.append(c)
+        if w <= blo:
             break
-    for u in range(a.hi, a.lo - 1, -1):  # ca * a + cb * b <= k - 1 -> not lit
+    for u in range(ahi, alo - 1, -1):  # ca * a + cb * b <= k - 1 -> not lit
         w = (k - 1 - ca * u) // cb
-        if w < b.lo:
+        if w < blo:
             continue
-        cnf.add(neg(a.le(u)), neg(b.le(w)), -lit)
-        if w >= b.hi:
+        c = [abase + u + 1 - alo] if u != ahi else []  # not [a <= u] = [a >= u + 1]
+        if w < bhi:
+            c.append(bbase + w + 1 - blo)  # not [b <= w] = [b >= w + 1]
+        c.append(-lit)
+        clauses.append(c)
+        if w >= bhi:
             break
     return lit
 

@@ -148,8 +148,10 @@ def test_a_cut_trusting_too_few_moves_changes_the_result(monkeypatch) -> None:
 # -- doomed states: dropped by every search mode (`yellow_prune.doomed_one`) ----------------
 
 
-def _doomed(track: Track, s: CarState) -> bool:
-    return bool(yk.doomed_one(finish_ints(track), endable_box(track), s.x, s.y, s.vx, s.vy))
+def _doomed(finish: np.ndarray, box: np.ndarray, s: CarState) -> bool:
+    """The kernel's `doomed_one` on the track's `finish_ints` and `endable_box` (made once
+    per track)."""
+    return bool(yk.doomed_one(finish, box, s.x, s.y, s.vx, s.vy))
 
 
 def _dies_without_arriving(track: Track, s: CarState, horizon: int) -> bool:
@@ -192,9 +194,9 @@ def test_doomed_states_cannot_arrive(data: bytes) -> None:
                     nxt.add(r.state)
         seen |= nxt
         frontier = nxt
-    box = endable_box(t)
+    box, finish = endable_box(t), finish_ints(t)
     for s in seen:
-        if _doomed(t, s):
+        if _doomed(finish, box, s):
             k = max(yk.overrun_moves(s.x, s.vx, box[0], box[1]),
                     yk.overrun_moves(s.y, s.vy, box[2], box[3]))
             assert _dies_without_arriving(t, s, k), s
@@ -207,13 +209,15 @@ def test_a_car_too_fast_for_the_far_wall_is_doomed_unless_it_can_arrive_first() 
     t = load_track("tracks/tiny_straight.toml")
     box = endable_box(t)
     assert yk.overrun_moves(3, 4, box[0], box[1]) >= 1
-    assert not _doomed(t, CarState(3, 1, 4, 0, 0, 1, 0))
-    assert _doomed(t, CarState(7, 1, 4, 0, 0, 1, 0))
+    finish = finish_ints(t)
+    assert not _doomed(finish, box, CarState(3, 1, 4, 0, 0, 1, 0))
+    assert _doomed(finish, box, CarState(7, 1, 4, 0, 0, 1, 0))
     assert _dies_without_arriving(t, CarState(7, 1, 4, 0, 0, 1, 0), 4)
 
 
-def _walled(track: Track, s: CarState) -> bool:
-    rowp, colp = drivable_prefix(track)
+def _walled(prefix: tuple[np.ndarray, np.ndarray], s: CarState) -> bool:
+    """The kernel's `walled_one` on the track's `drivable_prefix` (made once per track)."""
+    rowp, colp = prefix
     return bool(yk.walled_one(rowp, colp, s.x, s.y, s.vx, s.vy))
 
 
@@ -226,6 +230,7 @@ def _check_walled_states(track: Track, speed: int) -> int:
     `walled_one` only where no move is valid by the exact rules. Returns how many it
     called walled."""
     sa = track.surface_arrays
+    prefix = drivable_prefix(track)
     seen = 0
     for layer in range(sa.drivable.shape[0]):
         ys, xs = np.nonzero(sa.drivable[layer])
@@ -233,7 +238,7 @@ def _check_walled_states(track: Track, speed: int) -> int:
             for vx in range(-speed, speed + 1):
                 for vy in range(-speed, speed + 1):
                     s = CarState(x, y, vx, vy, layer, 1, 0)
-                    if _walled(track, s):
+                    if _walled(prefix, s):
                         seen += 1
                         assert _no_valid_move(track, s), s
     return seen
