@@ -29,12 +29,12 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from racecert.certification import certificate
-from racecert.certification.certificate import CertifyContext, CheckResult
-from racecert.cli import main
-from racecert.cli import output as output_module
 from racecert.cli.limits import seconds_since_start
+
+if TYPE_CHECKING:  # imported where a check runs: the ``write`` mode needs none of it
+    from racecert.certification.certificate import CertifyContext, CheckResult
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = str(ROOT / "tracks" / "tiny_straight.toml")
@@ -48,6 +48,7 @@ def pigeonhole_cpsat(ctx: CertifyContext) -> list[CheckResult]:
     """A CP-SAT solve that runs far longer than the test."""
     from ortools.sat.python import cp_model
 
+    from racecert.certification.certificate import CheckResult
     from racecert.independent.cpsat_core import solver as _solver
     from racecert.independent.interrupt import cpsat_solve
 
@@ -72,6 +73,7 @@ def pigeonhole_sat(ctx: CertifyContext) -> list[CheckResult]:
     """A proof-logging SAT solve that runs far longer than the test, its proof in out_dir."""
     from pysat.examples.genhard import PHP
 
+    from racecert.certification.certificate import CheckResult
     from racecert.independent.sat import run_with_proof
 
     proof = None if ctx.out_dir is None else Path(ctx.out_dir) / "pigeonhole.drup"
@@ -87,6 +89,7 @@ def long_drup_check(ctx: CertifyContext) -> list[CheckResult]:
     x1 -> x2 -> ... -> xN -> y and the lemmas (-xi y), each RUP only along the chain (some
     N unit propagations each, in the checker's compiled passes). READY comes with the first
     progress report of the forward pass, just before the compiled passes start."""
+    from racecert.certification.certificate import CheckResult
     from racecert.independent.drup import check_drup
 
     n, lemmas = 300_000, 200_000  # some 3 ms a lemma: ten minutes in all
@@ -104,12 +107,17 @@ def long_drup_check(ctx: CertifyContext) -> list[CheckResult]:
 
 
 def certify_with(check, out: str, *extra: str) -> int:
+    from racecert.certification import certificate
+    from racecert.cli import main
+
     certificate.default_checks = lambda: [check]
     return main(["certify", TINY, *([] if out == "-" else ["-o", out]), *extra])
 
 
 def slow_write(path: str) -> None:
     """Write PATH atomically, but stop for good after the data is in the temp file."""
+    from racecert.cli import output as output_module
+
     def stall(fd: int) -> None:
         ready()
         time.sleep(3600)
@@ -119,7 +127,11 @@ def slow_write(path: str) -> None:
 
 
 def _preload_solver(mode: str) -> None:
-    """Import what the `mode` check imports, before its --timeout is counted out."""
+    """Import what certify and the `mode` check import, before its --timeout is counted
+    out."""
+    import racecert.certification.certificate  # noqa: F401
+    import racecert.cli.certify  # noqa: F401
+
     if mode == "cpsat":
         import ortools.sat.python.cp_model  # noqa: F401
 

@@ -7,10 +7,12 @@ Uvicorn), nor the certification's solvers (OR-Tools, PySAT, sympy); nor does
 `import racecert` or its `load_track` and `analyze`; nor does the `studio` server,
 whose jobs each run the certificate (or analysis) in a process of their own (the
 server adds Starlette and Uvicorn only); nor does a `batch` that analyses, in its
-client or its tasks; `validate` does not load numba either. Each case runs in a fresh
-interpreter, so that nothing the test process already loaded can hide an import,
-which writes `sys.modules` to a file as it exits (`-X importtime` would not do: it
-does not list the modules loaded through `importlib.import_module`).
+client or its tasks; `validate` does not load numba either. The cases run in fresh
+interpreters, so that nothing the test process already loaded can hide an import,
+which write `sys.modules` to a file as they exit (`-X importtime` would not do: it
+does not list the modules loaded through `importlib.import_module`); the cases that
+must load no heavy library share one interpreter (what none of them loads, none of
+them loads alone).
 """
 
 from __future__ import annotations
@@ -57,28 +59,80 @@ def heavy_in(names: set[str]) -> list[str]:
     return sorted({n.partition(".")[0] for n in names} & set(HEAVY))
 
 
-@pytest.mark.parametrize(("code", "args", "expected_out"), [
-    (AS_MAIN, ["--version"], "racecert "),
-    (AS_MAIN, ["analyze", TINY], "track "),
-    ("import racecert; print(racecert.__version__, racecert.TrackError.__name__)", [], ""),
-    (f"import racecert; print(racecert.analyze(racecert.load_track({TINY!r})))", [],
-     "Analysis('Tiny straight'"),
+# Analyses as the other processes run them, one after the other in one interpreter: a
+# batch task as a Dask worker runs it (`run_job`, after the `batch` client's modules are
+# loaded), then a studio Analyse job as its worker process runs it; both of the tiny
+# track, each printing its status.
+ANALYSIS_JOBS = f"""\
+import hashlib, io, json, racecert.cli.batch
+from racecert.batch.task import TrackJob, racecert_version, run_job
+data = open({TINY!r}, "rb").read()
+job = TrackJob({TINY!r}, hashlib.sha256(data).hexdigest(), data, "exact", racecert_version())
+print(run_job(job).status)
+from racecert.studio import worker
+out = io.StringIO()
+worker.run_job(json.loads(worker.job_message("analyze", data.decode(), {{}},
+                                             worker.JobLimits())), out)
+print(json.loads(out.getvalue().splitlines()[-1])["type"])
+"""
+
+
+# The light cases, one after the other in one fresh interpreter, each printing a line that
+# starts with its name: `python -m racecert --version` and `python -m racecert analyze`
+# (runpy, as -m runs them; each must exit 0), `import racecert`, and the API's
+# analysis; then ANALYSIS_JOBS. A heavy library (or the certificate) absent when all have
+# run is absent after each of them: one interpreter checks them all (five, before: each
+# paid the interpreter's start-up and numba's cached kernels, ~0.9 CPU s).
+LIGHT = f"""\
+import contextlib, io, runpy
+def as_main(*argv):
+    sys.argv[:] = ["racecert", *argv]
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_module("racecert", run_name="__main__", alter_sys=True)
+    except SystemExit as exit:
+        assert exit.code in (0, None), (argv, exit.code)  # else this process exits 1
+    return out.getvalue()
+print("--version", as_main("--version"), end="")
+print("analyze", as_main("analyze", {TINY!r}), end="")
+import racecert
+print("import", racecert.__version__, racecert.TrackError.__name__)
+print("api-analyze", racecert.analyze(racecert.load_track({TINY!r})))
+""" + ANALYSIS_JOBS
+
+
+@pytest.fixture(scope="module")
+def light_run(tmp_path_factory: pytest.TempPathFactory
+              ) -> tuple[subprocess.CompletedProcess, set[str]]:
+    return imported_modules(tmp_path_factory.mktemp("light"), LIGHT)
+
+
+@pytest.mark.parametrize(("case", "expected_out"), [
+    ("--version", "racecert "), ("analyze", "track "), ("import", ""),
+    ("api-analyze", "Analysis('Tiny straight'"),
 ], ids=["--version", "analyze", "import", "api-analyze"])
-def test_light_commands_import_no_heavy_library(code: str, args: list[str], expected_out: str,
-                                                tmp_path: Path) -> None:
-    res, names = imported_modules(tmp_path, code, *args)
+def test_light_commands_import_no_heavy_library(
+        case: str, expected_out: str,
+        light_run: tuple[subprocess.CompletedProcess, set[str]]) -> None:
+    res, names = light_run
     assert res.returncode == 0, res.stderr[-2000:]
-    assert res.stdout.startswith(expected_out)
+    assert any(line.startswith(f"{case} {expected_out}") for line in res.stdout.splitlines()), \
+        res.stdout
     assert "racecert" in names  # the probe really sees the process's imports
-    assert heavy_in(names) == [], f"{code} {args} imported {heavy_in(names)}"
+    assert heavy_in(names) == [], f"{case} (with the other light cases) imported " \
+        f"{heavy_in(names)}"
 
 
-def test_the_probe_sees_a_heavy_import(tmp_path: Path) -> None:
-    """The same probe on a command that needs a solver does list it: an empty list above
-    is the imports' absence, not a probe that sees nothing."""
-    res, names = imported_modules(tmp_path, AS_MAIN, "certify", "--help")
-    assert res.returncode == 0 and "ortools" in heavy_in(names)
-    assert {"numba", "racecert.model.rules"} <= names  # (for the validate test below)
+def test_the_probe_sees_a_heavy_import(
+        tmp_path: Path, light_run: tuple[subprocess.CompletedProcess, set[str]]) -> None:
+    """The same probe on a command that needs a heavy library does list it (`studio
+    --help` loads Starlette and Uvicorn): an empty list above is the imports' absence,
+    not a probe that sees nothing; and it sees numba where it loads (the light cases'
+    analysis, for the validate test below)."""
+    res, names = imported_modules(tmp_path, AS_MAIN, "studio", "--help")
+    assert res.returncode == 0 and {"starlette", "uvicorn"} <= set(heavy_in(names))
+    assert {"numba", "racecert.model.rules"} <= light_run[1]
 
 
 def test_validate_loads_only_its_own_command_and_no_compiler(tmp_path: Path) -> None:
@@ -102,31 +156,14 @@ def test_validate_loads_only_its_own_command_and_no_compiler(tmp_path: Path) -> 
                 "racecert.model.cellpath.rules"} & names
 
 
-# Analyses as the other processes run them, one after the other in one interpreter: a
-# batch task as a Dask worker runs it (`run_job`, after the `batch` client's modules are
-# loaded), then a studio Analyse job as its worker process runs it; both of the tiny
-# track, each printing its status.
-ANALYSIS_JOBS = f"""\
-import hashlib, io, json, racecert.cli.batch
-from racecert.batch.task import TrackJob, racecert_version, run_job
-data = open({TINY!r}, "rb").read()
-job = TrackJob({TINY!r}, hashlib.sha256(data).hexdigest(), data, "exact", racecert_version())
-print(run_job(job).status)
-from racecert.studio import worker
-out = io.StringIO()
-worker.run_job(json.loads(worker.job_message("analyze", data.decode(), {{}},
-                                             worker.JobLimits())), out)
-print(json.loads(out.getvalue().splitlines()[-1])["type"])
-"""
-
-
-def test_batch_and_studio_analyses_load_no_certificate(tmp_path: Path) -> None:
+def test_batch_and_studio_analyses_load_no_certificate(
+        light_run: tuple[subprocess.CompletedProcess, set[str]]) -> None:
     """`racecert batch` (mode exact) with its tasks, and a studio Analyse job's worker,
     need the analysis only: the certificate's modules and solvers load where a task or
     job certifies."""
-    res, names = imported_modules(tmp_path, ANALYSIS_JOBS)
+    res, names = light_run  # ANALYSIS_JOBS ran last, after the light cases
     assert res.returncode == 0, res.stderr[-2000:]
-    assert res.stdout.split() == ["ok", "result"]
+    assert res.stdout.splitlines()[-2:] == ["ok", "result"]
     assert {"racecert.cli.batch", "racecert.batch.task", "racecert.studio.payload",
             "racecert.analysis.pipeline"} <= names  # the probe saw them
     assert heavy_in(names) == []

@@ -18,6 +18,7 @@ import pytest
 from racecert.analysis.svg import COLORS
 from racecert.model.parse import load_track
 from racecert.studio.server import background
+from tests.certification.test_lattice_certificate import SMALL
 from tests.studio.conftest import TRACKS, make_app, open_field
 from tests.studio.test_browser import Page
 
@@ -211,19 +212,22 @@ def test_a_jobs_progress_stays_in_view(browser, tmp_path: Path, job_processes: N
 
 def test_a_lattice_track_is_viewed_read_only_analysed_and_certified(browser,
                                                                      tmp_path: Path) -> None:
-    """`racecert studio tracks/lattice/riddler.toml`: the note, the track's picture and
-    the file's text; no editing tool, Save, Download, export, undo or race; Analyse shows
-    the profile's picture of the analysis and the API's figures, Certify the verdicts;
-    then a grid track opened from the dialog gets the editor back."""
+    """`racecert studio ring.toml` (a lattice track: the small ring of
+    tests/certification/test_lattice_certificate.py, certified in a tenth of a second where
+    the riddler takes about two): the note, the track's picture and the file's text; no
+    editing tool, Save, Download, export, undo or race; Analyse shows the profile's
+    picture of the analysis and the API's figures, Certify the verdicts; then a grid track
+    opened from the dialog gets the editor back."""
     from racecert import api
 
-    riddler = TRACKS / "lattice/riddler.toml"
-    with background(make_app(tmp_path, initial=riddler)) as url:
+    ring = tmp_path / "ring.toml"
+    ring.write_text(SMALL)
+    with background(make_app(tmp_path, initial=ring)) as url:
         p = Page(browser, url)
         page = p.page
         assert page.is_visible("#view-note") and "grid tracks" in page.inner_text("#view-note")
-        assert p.js("document.getElementById('view-text').textContent") == riddler.read_text()
-        assert p.js("document.querySelector('#view-picture svg #starts').children.length") == 1
+        assert p.js("document.getElementById('view-text').textContent") == ring.read_text()
+        assert p.js("document.querySelector('#view-picture svg #starts').children.length") == 3
         assert not page.is_visible("#canvas") and not page.is_visible("#surfaces")
         assert not page.is_visible("#race-panel") and not page.is_visible("#placers")
         for button in ("#btn-save", "#btn-download", "#btn-export-svg", "#btn-undo", "#mode"):
@@ -233,7 +237,7 @@ def test_a_lattice_track_is_viewed_read_only_analysed_and_certified(browser,
 
         page.click("#btn-analyse")
         page.wait_for_selector("#figures:not([hidden])", timeout=60_000)
-        truth = api.analyze(riddler)
+        truth = api.analyze(ring)
         assert p.value("m_star") == str(truth.bfs.m_star)
         assert p.value("optimal_count") == f"{truth.bfs.optimal_count:,}"
         assert p.value("final_states") == str(truth.bfs.final_states)

@@ -6,13 +6,7 @@ Debian's chromium (as test_browser.py)."""
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -23,8 +17,6 @@ from racecert.studio.files import FileAccessError, Roots, bundled_tracks, is_new
 from racecert.studio.server import background
 from tests.studio.conftest import TRACKS, make_app, studio_client
 from tests.studio.test_browser import Page
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_new_track_file_is_one_that_does_not_exist_in_a_folder_that_does(tmp_path) -> None:
@@ -59,30 +51,35 @@ def test_the_session_offers_a_new_track_to_be_saved(tmp_path) -> None:
     assert session["folders"][session["home"]]["path"] == str(tmp_path.resolve())
 
 
-def test_racecert_studio_on_a_missing_file_starts_a_new_track(tmp_path: Path) -> None:
+def test_racecert_studio_on_a_missing_file_starts_a_new_track(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`racecert studio my_tracks/ring.toml` in-process, up to the server it would run:
+    the app it made answers the session (a real server's run and its Ctrl-C are
+    tests/cli/test_studio_cli.py's)."""
+    from racecert.cli import main
+    from racecert.cli import studio as studio_cli
+
     (tmp_path / "my_tracks").mkdir()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    p = subprocess.Popen([sys.executable, "-m", "racecert", "studio", "my_tracks/ring.toml",
-                          "--port", "0"], stderr=subprocess.PIPE, text=True, env=env,
-                         cwd=tmp_path)
-    try:
-        line = p.stderr.readline()
-        url, _, token = line.split()[2].partition("/?token=")
-        session = json.loads(urllib.request.urlopen(urllib.request.Request(
-            url + "/api/session", headers={"X-Racecert-Token": token}), timeout=30).read())
-        initial = session["initial"]
-        assert initial["new"] and initial["name"] == "ring"
-        folder = session["folders"][initial["source"]["folder"]]
-        assert folder["writable"]
-        assert Path(folder["path"], initial["source"]["path"]) == (
-            tmp_path / "my_tracks" / "ring.toml").resolve()
-        assert not (tmp_path / "my_tracks" / "ring.toml").exists()  # written only by Save
-        p.send_signal(signal.SIGINT)
-        assert p.wait(timeout=30) == 130
-    finally:
-        if p.poll() is None:
-            p.kill()
+    monkeypatch.chdir(tmp_path)
+    sessions: list[dict] = []
+
+    def answer(app, sock) -> None:  # instead of serving until Ctrl-C
+        sock.close()
+        with studio_client(app) as c:
+            sessions.append(c.get("/api/session").json())
+
+    monkeypatch.setattr(studio_cli, "serve", answer)
+    assert main(["studio", "my_tracks/ring.toml", "--port", "0"]) == 0
+    assert capsys.readouterr().err.startswith("racecert studio: http://127.0.0.1:")
+    (session,) = sessions
+    initial = session["initial"]
+    assert initial["new"] and initial["name"] == "ring"
+    folder = session["folders"][initial["source"]["folder"]]
+    assert folder["writable"]
+    assert Path(folder["path"], initial["source"]["path"]) == (
+        tmp_path / "my_tracks" / "ring.toml").resolve()
+    assert not (tmp_path / "my_tracks" / "ring.toml").exists()  # written only by Save
 
 
 def wait_for(path: Path) -> None:
