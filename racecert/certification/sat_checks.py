@@ -177,13 +177,17 @@ def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None
     successors = table_successors(table, track)
     k = OpeningRule.of(track).moves
     s0 = initial_state(track)
-    closure = untimed_closure(successors, s0, k)
-    if len(closure) * m_star > SAT_MAX_CELLS:
+    # closure states x m* > budget <=> closure states > budget // m*: the closure search
+    # stops as soon as it passes that many (llanura's 160,426 were built in full before)
+    cap = SAT_MAX_CELLS // m_star
+    try:
+        closure = untimed_closure(successors, s0, k, cap=cap)
+    except ValueError:
         raise SizeBudgetExceeded(
-            "the reachability-cut CNF", len(closure) * m_star, SAT_MAX_CELLS,
-            "closure states x steps",
-            note=f"{len(closure):,} closure states x m* = {m_star}; pure-Python encoder "
-                 "and proof checker")
+            "the reachability-cut CNF", (cap + 1) * m_star, SAT_MAX_CELLS,
+            "closure states x steps", at_least=True,
+            note=f"the closure search stopped past {cap:,} closure states, x m* = {m_star}; "
+                 "pure-Python encoder and proof checker") from None
     proof_path = proof_target(out_dir, f"{track_slug(track.name)}-T{m_star - 1}.drup")
     lower, st = _lower_bound(track, successors, s0, m_star, k, closure, proof_path, solver)
     upper, sat_s = _upper_bound(track, successors, s0, m_star, k, closure, solver)

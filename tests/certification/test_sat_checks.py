@@ -24,6 +24,7 @@ from racecert.certification.sat_checks import (
     judge_onehot_lower,
     onehot_certificate,
 )
+from racecert.independent.budgets import SizeBudgetExceeded
 from racecert.independent.drup import check_drup
 from racecert.independent.movetable import build_move_table
 from racecert.independent.onehot import build_onehot_cnf, solve_onehot
@@ -174,6 +175,30 @@ def test_skipped_beyond_the_size_budget(monkeypatch: pytest.MonkeyPatch) -> None
     assert first.verdict == "skipped" and f"size budget of {bfs.m_star:,}" in first.reason
     assert rest[0].verdict == "skipped"  # the one-hot checks still run (and hit their budget)
     assert first.kind == rest[0].kind == MethodKind.CHECKED_PROOF
+
+
+def test_the_closure_budget_holds_exactly_at_its_edge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The closure search stops once closure states x m* passes the budget: at exactly the
+    closure's own size x m* the CNF is built (it agrees), one less is skipped, naming a
+    size of at least the budget + 1 that it did not build in full."""
+    from racecert.independent.movetable import race_table
+    from racecert.independent.race_rules import OpeningRule, initial_state, table_successors
+    from racecert.independent.sat import untimed_closure
+
+    track = load_track(TRACKS / "tiny_spiral_stage.toml")
+    m = 20
+    closure = untimed_closure(table_successors(race_table(track), track),
+                              initial_state(track), OpeningRule.of(track).moves)
+    monkeypatch.setattr(sat_checks, "SAT_MAX_CELLS", len(closure) * m)
+    cert = sat_checks.sat_certificate(track, m)
+    assert cert.lower.verdict == cert.upper.verdict == "agree"
+    assert cert.closure_states == len(closure)
+    monkeypatch.setattr(sat_checks, "SAT_MAX_CELLS", len(closure) * m - 1)
+    with pytest.raises(SizeBudgetExceeded, match=(
+            f"holds at least {len(closure) * m:,} "
+            r"closure states x steps, over its size budget of "
+            f"{len(closure) * m - 1:,}")):
+        sat_checks.sat_certificate(track, m)
 
 
 def test_an_unchecked_proof_over_its_size_budget_is_skipped(
