@@ -6,13 +6,13 @@ claim; the certificate is the clausal proof the solver emits (DRUP: a sequence o
 lemmas and deleted clauses, ending with the empty clause), and the project must be able to
 check that proof with code it ships. No external checker (drat-trim) is available, so this
 module implements one: parsing (numpy) and the verdict here, the clause database and the
-checking passes compiled with numba in `racecert.independent.drup_kernel` (written for this
-side, sharing no code with the oracle's kernels): all clauses in one int32 array of literal
-codes with offsets, watch and binary-implication lists as fixed regions of one array (one
-per clause kind and literal, sized by its occurrences: nothing is reallocated),
-literal-indexed value and mark arrays, a single trail. The passes run in calls of bounded
-work and return to Python between them, so progress is reported and a Ctrl-C stops a check
-within a fraction of a second.
+checking passes compiled with numba in `racecert.independent.drup_build`, `drup_kernel` and
+`drup_passes` (written for this side, sharing no code with the oracle's kernels): all
+clauses in one int32 array of literal codes with offsets, watch and binary-implication lists
+as fixed regions of one array (one per clause kind and literal, sized by its occurrences:
+nothing is reallocated), literal-indexed value and mark arrays, a single trail. The passes
+run in calls of bounded work and return to Python between them, so progress is reported and
+a Ctrl-C stops a check within a fraction of a second.
 
 What is checked (RUP only, no RAT): every added lemma ``C`` must be a *reverse unit
 propagation* consequence of the current clause database (the formula, plus earlier lemmas,
@@ -72,6 +72,7 @@ from typing import Literal
 
 import numpy as np
 
+from racecert.independent import drup_build, drup_passes
 from racecert.independent import drup_kernel as _k
 
 ProgressFn = Callable[[str, int, int], None]
@@ -407,7 +408,7 @@ class _Db:
         self.cst = np.empty(n_clauses, dtype=np.int64)
         self.steps = np.empty(len(proof), dtype=np.int64)
         occ = np.zeros(2 * nl, dtype=np.int64)
-        used, self.ignored, nunits = _k.build_db(
+        used, self.ignored, nunits = drup_build.build_db(
             formula.lits, formula.start, proof.lits, proof.start, proof.dels, nvars, lits,
             self.cst, self.steps, occ)
         self.lits = lits[:used].copy()
@@ -433,7 +434,7 @@ class _Db:
 
     def run(self, op: int, nf: int, backward: bool, every: int) -> int:
         """One call of the kernel's `run_pass`; its status."""
-        return _k.run_pass(op, self.steps, nf, backward, every, _WORK_PER_CALL, self.lits,
+        return drup_passes.run_pass(op, self.steps, nf, backward, every, _WORK_PER_CALL, self.lits,
                            self.cst, self.marked, self.val, self.reason, self.seen,
                            self.trail, self.units, self.pool, self.rbeg, self.rcap,
                            self.rlen, self.sc)

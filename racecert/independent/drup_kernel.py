@@ -1,8 +1,10 @@
 """The compiled database and unit propagation behind `racecert.independent.drup` (numba).
 
 Written for the independent side from the checker's own rules (drup's module docstring)
-and sharing no code with the oracle's kernels. `build_db` turns the parsed formula and
-proof into one clause database; `run_pass` runs the checker proper, a step-for-step
+and sharing no code with the oracle's kernels, in three modules: `drup_build.build_db`
+turns the parsed formula and proof into one clause database; this module keeps it (watch
+lists, assignment, unit propagation, conflict analysis, RUP checks);
+`drup_passes.run_pass` runs the checker proper over it, a step-for-step
 transcription of drup's former pure-Python checker, so that every figure of a
 `DrupResult` (which lemmas are checked, which clauses are marked, which deletions are
 ignored) is what that checker gave:
@@ -38,10 +40,10 @@ Python code (an unpickling of its type), the first Python code run after the cal
 a pending Ctrl-C would then be raised (and be taken for one inside numba). The step loops
 stop at a step boundary when a work budget (watch and implication entries visited) is
 spent or a progress step is reached and return a status, so Python reports progress and
-sees a Ctrl-C between calls. Python calls two entry points, `build_db` and `run_pass` (the
-passes behind one dispatcher: each entry point's machine code is loaded from numba's
-cache separately, some 20 ms each). Plain integer loops, cached machine code
-(`cache=True`).
+sees a Ctrl-C between calls. Python calls two entry points, `drup_build.build_db` and
+`drup_passes.run_pass` (the passes behind one dispatcher: each entry point's machine
+code is loaded from numba's cache separately, some 20 ms each). Plain integer loops,
+cached machine code (`cache=True`).
 """
 
 from __future__ import annotations
@@ -61,139 +63,6 @@ PAUSED, CONFLICT, NOT_RUP, DONE, INTERNAL, FORMULA_OK, FORMULA_CONFLICT = range(
 
 # the passes of `run_pass`
 LOAD_FORMULA, FORWARD, BACKWARD = range(3)
-
-
-# --------------------------------------------------------------------------- database
-
-
-@njit(cache=True, nogil=True)
-def _mix(code):
-    """splitmix64's finaliser of a literal code (summed: an order-free clause hash)."""
-    z = np.uint64(code) + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, nogil=True)
-def build_db(flits, fstart, plits, pstart, pdel, nvars, lits, cst, steps, occ):
-    """Fill the clause database of a formula and a proof (literals as int64 DIMACS
-    integers, clause ``i`` at ``[start[i], start[i + 1])``; ``pdel[s]`` 1 for a deletion).
-
-    Duplicate literals are dropped (first occurrences kept, in order). Formula clauses
-    get ids ``0..nf-1``, added lemmas the next ids in proof order: ``lits`` (room for
-    every literal and two more per clause, the header) and ``cst`` (a start per clause)
-    are filled. A deletion of a
-    clause of two or more literals removes the most recently added live clause with the
-    same literal set (a hash table of literal sets, each holding a stack of clause ids);
-    deletions of units, of the empty clause and of nothing live are ignored. ``steps[s]``
-    becomes the clause id an addition adds, ``~cid`` for the clause a deletion deletes,
-    `NONE` when ignored. ``occ[kind * NL + code]`` counts the clauses of three or more
-    literals (kind 0) and of two (kind 1) that contain ``code``.
-
-    Returns ``(literals used, deletions ignored, unit clauses)``.
-    """
-    nf = len(fstart) - 1
-    ns = len(pstart) - 1
-    nadd = len(cst)
-    nl = 2 * (nvars + 1)
-    stamp = np.zeros(nl, np.int32)
-    cap = 16
-    while cap < 2 * nadd:
-        cap *= 2
-    mask = cap - 1
-    slots = np.full(cap, -1, np.int32)
-    ghash = np.empty(max(nadd, 1), np.uint64)
-    grep = np.empty(max(nadd, 1), np.int32)
-    gtop = np.empty(max(nadd, 1), np.int32)
-    below = np.empty(max(nadd, 1), np.int32)  # the next clause down a group's stack
-    ngroups = 0
-    top = 0
-    ncl = 0
-    ignored = 0
-    nunits = 0
-    tick = 0
-    for i in range(nf + ns):
-        s = i - nf
-        if i < nf:
-            src = flits
-            a = fstart[i]
-            b = fstart[i + 1]
-            is_del = False
-        else:
-            src = plits
-            a = pstart[s]
-            b = pstart[s + 1]
-            is_del = pdel[s] != 0
-        if tick > 2_000_000_000:
-            stamp[:] = 0
-            tick = 0
-        tick += 1
-        k = 0
-        h = np.uint64(0)
-        for j in range(a, b):
-            x = src[j]
-            code = 2 * x if x > 0 else 1 - 2 * x
-            if stamp[code] != tick:
-                stamp[code] = tick
-                lits[top + 2 + k] = code
-                k += 1
-                h += _mix(code)
-        if is_del and k <= 1:  # drat-trim: unit deletions are ignored
-            steps[s] = NONE
-            ignored += 1
-            continue
-        # the group of this literal set (its literals are stamped with `tick`)
-        g = -1
-        p = np.int64(h & np.uint64(mask))
-        while slots[p] >= 0:
-            q = slots[p]
-            if ghash[q] == h:
-                r = cst[grep[q]]
-                if lits[r - 2] == k:
-                    same = True
-                    for j in range(r, r + k):
-                        if stamp[lits[j]] != tick:
-                            same = False
-                            break
-                    if same:
-                        g = q
-                        break
-            p = (p + 1) & mask
-        if is_del:
-            if g < 0 or gtop[g] < 0:  # deletes nothing live: ignored
-                steps[s] = NONE
-                ignored += 1
-                continue
-            cid = gtop[g]
-            gtop[g] = below[cid]
-            steps[s] = ~np.int64(cid)
-            continue
-        cid = ncl
-        ncl += 1
-        lits[top] = k
-        lits[top + 1] = cid
-        top += 2
-        cst[cid] = top
-        if k == 1:
-            nunits += 1
-        elif k >= 2:
-            base = nl if k == 2 else 0
-            for j in range(top, top + k):
-                occ[base + lits[j]] += 1
-        top += k
-        if g < 0:
-            g = ngroups
-            ngroups += 1
-            ghash[g] = h
-            grep[g] = cid
-            gtop[g] = -1
-            slots[p] = g
-        below[cid] = gtop[g]
-        gtop[g] = cid
-        if i >= nf:
-            steps[s] = cid
-    return top, ignored, nunits
 
 
 # --------------------------------------------------------------------------- watch lists
@@ -610,154 +479,3 @@ def _rup(cid, analyze, lits, cst, marked, val, reason, seen, trail, pool, rbeg, 
                  sc)
     _truncate(top, val, trail, sc)
     return True
-
-
-# --------------------------------------------------------------------------- passes
-
-
-@njit(cache=True, nogil=True)
-def _load_formula(nf, backward, lits, cst, marked, val, reason, seen, trail, units, pool,
-                  rbeg, rcap, rlen, sc):
-    """Attach the formula's clauses ``0..nf-1`` and propagate: `FORMULA_CONFLICT` (the
-    conflict analysed, in backward mode) or `FORMULA_OK`."""
-    for cid in range(nf):
-        confl = _attach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
-                        rlen, sc)
-        if confl >= 0:
-            if backward:
-                _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, rbeg, rcap,
-                         rlen, sc)
-            return FORMULA_CONFLICT
-    confl = _propagate(lits, cst, val, reason, trail, pool, rbeg, rcap, rlen, sc)
-    if confl >= 0:
-        if backward:
-            _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, rbeg, rcap,
-                     rlen, sc)
-        return FORMULA_CONFLICT
-    return FORMULA_OK
-
-
-@njit(cache=True, nogil=True)
-def _pause(s, start, every, budget, sc):
-    """Whether a pass should return to Python before step ``s`` (at once after an
-    overflow)."""
-    if sc[OVERFLOW]:
-        return True
-    if s == start:
-        return False
-    return (every > 0 and s % every == 0) or sc[WORK] >= budget
-
-
-@njit(cache=True, nogil=True)
-def _forward(steps, backward, every, budget, lits, cst, marked, val, reason, seen, trail,
-             units, pool, rbeg, rcap, rlen, sc):
-    """The forward pass from step ``sc[S]``: deletions applied (pseudo-unit ones turned
-    into `NONE` and counted), lemmas added (and RUP-checked first unless ``backward``),
-    until the database is conflicting. `PAUSED` (go on from ``sc[S]``), `CONFLICT` (at
-    step ``sc[CONFLICT_AT]``; in backward mode analysed and the trail cut back to before
-    that step's lemma), `NOT_RUP` (the lemma at ``sc[S]``), or `DONE` (no conflict)."""
-    total = len(steps)
-    s = sc[S]
-    start = s
-    sc[WORK] = 0
-    while s < total:
-        if _pause(s, start, every, budget, sc):
-            sc[S] = s
-            return PAUSED
-        code = steps[s]
-        if code == NONE:
-            s += 1
-            continue
-        if code < 0:
-            cid = ~code
-            if lits[cst[cid] - 2] <= 1 or _implied(cid, lits, cst, val, reason):
-                steps[s] = NONE  # drat-trim: (pseudo) unit deletions are ignored
-                sc[IGNORED] += 1
-            else:
-                _detach(cid, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
-                        rlen, sc)
-            s += 1
-            continue
-        if not backward:
-            sc[CHECKED] += 1
-            if not _rup(code, False, lits, cst, marked, val, reason, seen, trail, pool,
-                        rbeg, rcap, rlen, sc):
-                sc[S] = s
-                return NOT_RUP
-        top_before = sc[TL]
-        confl = _attach(code, lits, cst, marked, val, reason, trail, units, pool, rbeg,
-                        rcap, rlen, sc)
-        if confl < 0:
-            confl = _propagate(lits, cst, val, reason, trail, pool, rbeg, rcap, rlen, sc)
-        if confl >= 0:
-            sc[S] = s
-            sc[CONFLICT_AT] = s
-            if backward:
-                _analyze(confl, 0, lits, cst, marked, reason, seen, trail, pool, rbeg, rcap,
-                         rlen, sc)
-                _truncate(top_before, val, trail, sc)
-            return CONFLICT
-        s += 1
-    sc[S] = s
-    return DONE
-
-
-@njit(cache=True, nogil=True)
-def _backward(steps, every, budget, lits, cst, marked, val, reason, seen, trail, units,
-              pool, rbeg, rcap, rlen, sc):
-    """The backward pass from step ``sc[S]`` down to 0: deletions undone, lemmas removed,
-    and each marked lemma RUP-checked (marking what its check uses). `PAUSED` (go on from
-    ``sc[S]``), `NOT_RUP` (the lemma at ``sc[S]``), `INTERNAL` (an unexpected conflict
-    before the check at ``sc[S]``) or `DONE`."""
-    s = sc[S]
-    start = s
-    sc[WORK] = 0
-    while s >= 0:
-        if _pause(s, start, every, budget, sc):
-            sc[S] = s
-            return PAUSED
-        code = steps[s]
-        if code == NONE:
-            s -= 1
-            continue
-        if code < 0:  # cannot be falsified: the database was conflict-free here
-            _attach(~code, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap,
-                    rlen, sc)
-            s -= 1
-            continue
-        _detach(code, lits, cst, marked, val, reason, trail, units, pool, rbeg, rcap, rlen,
-                sc)
-        if not marked[code]:
-            s -= 1
-            continue
-        if _settle(lits, cst, val, reason, trail, units, pool, rbeg, rcap, rlen, sc) >= 0:
-            sc[S] = s
-            return INTERNAL
-        sc[CHECKED] += 1
-        if not _rup(code, True, lits, cst, marked, val, reason, seen, trail, pool, rbeg,
-                    rcap, rlen, sc):
-            sc[S] = s
-            return NOT_RUP
-        s -= 1
-    sc[S] = s
-    return DONE
-
-
-@njit(cache=True, nogil=True)
-def run_pass(op, steps, nf, backward, every, budget, lits, cst, marked, val, reason, seen,
-             trail, units, pool, rbeg, rcap, rlen, sc):
-    """One pass, or one call's share of it: `LOAD_FORMULA` (attach the formula's ``nf``
-    clauses), `FORWARD` or `BACKWARD` (from step ``sc[S]``, returning to Python after
-    ``budget`` units of work or at a step that is a multiple of ``every`` > 0). Returns
-    the pass' status; `INTERNAL` wherever a watch list overflowed its region or missed a
-    clause (neither can happen: see the module)."""
-    if op == LOAD_FORMULA:
-        status = _load_formula(nf, backward, lits, cst, marked, val, reason, seen, trail,
-                               units, pool, rbeg, rcap, rlen, sc)
-    elif op == FORWARD:
-        status = _forward(steps, backward, every, budget, lits, cst, marked, val, reason,
-                          seen, trail, units, pool, rbeg, rcap, rlen, sc)
-    else:
-        status = _backward(steps, every, budget, lits, cst, marked, val, reason, seen,
-                           trail, units, pool, rbeg, rcap, rlen, sc)
-    return INTERNAL if sc[OVERFLOW] else status
