@@ -4,6 +4,7 @@ with the allowed range (exit 2), and progress that never writes \\r into a redir
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import os
 import pty
@@ -18,7 +19,7 @@ from typing import TextIO
 import pytest
 from tqdm import tqdm
 
-from racecert.cli import main
+from racecert.cli import GC_THRESHOLDS, main
 from racecert.cli.progress import PlainProgress, progress
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,6 +37,19 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert info.value.code == 0
     assert capsys.readouterr().out.strip() == f"racecert {version('racecert')}"
+
+
+def test_every_command_sets_the_gc_thresholds(capsys: pytest.CaptureFixture[str]) -> None:
+    """`main` sets `GC_THRESHOLDS` (from CPython's defaults, as a fresh process has them);
+    the suite's own process uses the same, restored afterwards."""
+    suite = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    try:
+        assert main(["validate", TINY]) == 0
+        assert gc.get_threshold() == GC_THRESHOLDS != (700, 10, 10)
+    finally:
+        gc.set_threshold(*suite)
+    assert capsys.readouterr().out.startswith(f"{TINY}: ok")
 
 
 def test_python_dash_m_runs_the_cli() -> None:
