@@ -95,6 +95,9 @@ def test_a_corridor_settles_about_as_many_states_as_its_bfs() -> None:
     assert y.states_settled <= layered_bfs(t).states_explored
 
 
+_ROOM_CELL = st.sampled_from("......:#")  # built once: a strategy per cell cost as much again
+
+
 @st.composite
 def long_rooms(draw):
     """Corridors of 20 to 60 cells, 1 to 3 rows, a few obstacles and rough cells."""
@@ -102,7 +105,7 @@ def long_rooms(draw):
     n_rows = draw(st.integers(1, 3))
     rows = []
     for _ in range(n_rows):
-        rows.append("".join(draw(st.sampled_from("......:#")) if 2 < i < length - 6 else "."
+        rows.append("".join(draw(_ROOM_CELL) if 2 < i < length - 6 else "."
                             for i in range(length - 2)))
     opening = ""
     if draw(st.booleans()):
