@@ -40,6 +40,17 @@ _pick = lru_cache(maxsize=None)(st.sampled_from)
 _BOOLS = st.booleans()
 
 
+@lru_cache(maxsize=4096)
+def _parse(text: str, name: str) -> Track | TrackError:
+    """`parse_track` of a generated text, or the error it raised, once per text: Hypothesis
+    often draws the same track again (different choices, the same grid and lines: about
+    two parses in five repeat one), and a `Track` is immutable, so examples can share one."""
+    try:
+        return parse_track(text.encode(), name)
+    except TrackError as exc:
+        return exc
+
+
 @dataclass(frozen=True)
 class GeneratedTrack:
     """A generated track: the TOML text (shown on failures) and the parsed `Track`."""
@@ -244,12 +255,11 @@ def small_tracks(draw: st.DrawFn, *, elevated: bool = True, opening: bool = True
             op += f"max_speed = {speed}\n"
         op += f"straight = {'true' if draw(_BOOLS) else 'false'}\n"
     text = _toml(d, op)
-    try:
-        track = parse_track(text.encode(), "<generated>")
-    except TrackError as exc:
-        REJECTIONS[exc.message[:45]] += 1
+    track = _parse(text, "<generated>")
+    if isinstance(track, TrackError):
+        REJECTIONS[track.message[:45]] += 1
         assume(False)
-        raise AssertionError("unreachable") from exc
+        raise AssertionError("unreachable") from track
     REJECTIONS["ok"] += 1
     note(text)
     return GeneratedTrack(text, track)
@@ -334,11 +344,10 @@ def small_circuits(draw: st.DrawFn) -> GeneratedTrack:
     from benchmarks.circuits import circuit_toml
 
     text = circuit_toml(_DrawPicker(draw))
-    try:
-        track = parse_track(text.encode(), "<generated circuit>")
-    except TrackError as exc:
-        REJECTIONS[exc.message[:45]] += 1
+    track = _parse(text, "<generated circuit>")
+    if isinstance(track, TrackError):
+        REJECTIONS[track.message[:45]] += 1
         assume(False)
-        raise AssertionError("unreachable") from exc
+        raise AssertionError("unreachable") from track
     note(text)
     return GeneratedTrack(text, track)
