@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from hypothesis import assume, note
@@ -29,6 +30,25 @@ REJECTIONS: Counter[str] = Counter()
 """Why drafts were discarded ("ok" counts accepted ones); tests print it."""
 
 _GROUND_FILL = "." * 7 + "#" + ":"  # interior cells: mostly asphalt
+
+# Leaf strategies are built once and reused: a draw then skips building, validating and
+# labelling a new strategy object (about half the cost of a one-cell draw). The choices and
+# labels are those of a fresh `st.integers(lo, hi)` / `st.sampled_from(...)`, so the
+# derandomized examples are the same.
+_ints = lru_cache(maxsize=None)(st.integers)
+_pick = lru_cache(maxsize=None)(st.sampled_from)
+_BOOLS = st.booleans()
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str, name: str) -> Track | TrackError:
+    """`parse_track` of a generated text, or the error it raised, once per text: Hypothesis
+    often draws the same track again (different choices, the same grid and lines: about
+    two parses in five repeat one), and a `Track` is immutable, so examples can share one."""
+    try:
+        return parse_track(text.encode(), name)
+    except TrackError as exc:
+        return exc
 
 
 @dataclass(frozen=True)
@@ -77,7 +97,9 @@ class _Draft:
 _FORWARD_X = ("+x",) * 5 + ("-x",)  # a finish crossed backwards is mostly unreachable
 _FORWARD_Y = ("+y",) * 3 + ("-y",) * 3
 _CAR_DIRECTIONS = ("+x",) * 3 + ("-x", "+y", "-y")  # d0 matters for the straight opening
-_TRANSFORMS = [(tr, fx, fy) for tr in (False, True) for fx in (False, True) for fy in (False, True)]
+_TRANSFORMS = tuple((tr, fx, fy) for tr in (False, True) for fx in (False, True)
+                    for fy in (False, True))
+_RING_CELL = st.sampled_from("." * 12 + ":#")
 
 
 def _transform(d: _Draft, transpose: bool, flip_x: bool, flip_y: bool) -> _Draft:
@@ -128,34 +150,34 @@ def _stage(draw: st.DrawFn, w: int, h: int) -> _Draft:
     ground = [["#"] * w for _ in range(h)]
     for y in range(1, h - 1):
         for x in range(1, w - 1):
-            ground[y][x] = draw(st.sampled_from(_GROUND_FILL))
-    ks = draw(st.integers(1, w - 4))
+            ground[y][x] = draw(_pick(_GROUND_FILL))
+    ks = draw(_ints(1, w - 4))
     d = _Draft(w, h, ground, None, {"start": ("x", ks, 1, h - 2, "+x", 0)})
-    if draw(st.booleans()):  # a vertical finish beyond the start
-        kf = draw(st.integers(ks + 1, w - 3))
-        lo = draw(st.integers(1, h - 2))
-        hi = draw(st.integers(lo, h - 2))
-        d.lines["finish"] = ("x", kf, lo, hi, draw(st.sampled_from(_FORWARD_X)), 0)
+    if draw(_BOOLS):  # a vertical finish beyond the start
+        kf = draw(_ints(ks + 1, w - 3))
+        lo = draw(_ints(1, h - 2))
+        hi = draw(_ints(lo, h - 2))
+        d.lines["finish"] = ("x", kf, lo, hi, draw(_pick(_FORWARD_X)), 0)
     else:  # a horizontal finish beyond the start
-        kf = draw(st.integers(1, h - 3))
-        lo = draw(st.integers(ks + 2, w - 2))
-        hi = draw(st.integers(lo, w - 2))
-        d.lines["finish"] = ("y", kf, lo, hi, draw(st.sampled_from(_FORWARD_Y)), 0)
-    d.wall_ends("finish", draw(st.integers(0, 1)))
+        kf = draw(_ints(1, h - 3))
+        lo = draw(_ints(ks + 2, w - 2))
+        hi = draw(_ints(lo, w - 2))
+        d.lines["finish"] = ("y", kf, lo, hi, draw(_pick(_FORWARD_Y)), 0)
+    d.wall_ends("finish", draw(_ints(0, 1)))
     return d
 
 
 @st.composite
 def _ring(draw: st.DrawFn, w: int, h: int) -> _Draft:
     """A loop round a wall block; the finish lies just behind the car (a circuit)."""
-    c = draw(st.integers(1, 2)) if w >= 8 and h >= 7 else 1
+    c = draw(_ints(1, 2)) if w >= 8 and h >= 7 else 1
     ground = [["#"] * w for _ in range(h)]
     for y in range(1, h - 1):
         for x in range(1, w - 1):
             inner = 1 + c <= x <= w - 2 - c and 1 + c <= y <= h - 2 - c
-            ground[y][x] = "#" if inner else draw(st.sampled_from("." * 12 + ":#"))
-    ks = draw(st.integers(1 + c, w - 3 - c))
-    kf = draw(st.integers(c, ks - 1))
+            ground[y][x] = "#" if inner else draw(_RING_CELL)
+    ks = draw(_ints(1 + c, w - 3 - c))
+    kf = draw(_ints(c, ks - 1))
     lines = {"start": ("x", ks, 1, c, "+x", 0), "finish": ("x", kf, 1, c, "+x", 0)}
     return _Draft(w, h, ground, None, lines)
 
@@ -164,23 +186,23 @@ def _add_bridge(draw: st.DrawFn, d: _Draft, ring: bool) -> None:
     """An elevated strip with a ramp at each end; below it: wall, asphalt or shoulder."""
     w, h = d.w, d.h
     d.elev = elev = [[" "] * w for _ in range(h)]
-    horizontal = h < 5 or draw(st.booleans())  # a strip needs 3 inner cells
+    horizontal = h < 5 or draw(_BOOLS)  # a strip needs 3 inner cells
     n_along, n_across = (w, h) if horizontal else (h, w)
-    across = draw(st.integers(1, n_across - 2))
-    a0 = draw(st.integers(1, n_along - 4))
-    a1 = draw(st.integers(a0 + 2, n_along - 2))
-    under = draw(st.sampled_from("#.:"))
+    across = draw(_ints(1, n_across - 2))
+    a0 = draw(_ints(1, n_along - 4))
+    a1 = draw(_ints(a0 + 2, n_along - 2))
+    under = draw(_pick("#.:"))
     for a in range(a0, a1 + 1):
         x, y = (a, across) if horizontal else (across, a)
         if a in (a0, a1):
             d.ground[y][x] = elev[y][x] = "/"
         else:
-            elev[y][x] = draw(st.sampled_from("===:"))
-            if draw(st.booleans()):
+            elev[y][x] = draw(_pick("===:"))
+            if draw(_BOOLS):
                 d.ground[y][x] = under
-    if not ring and draw(st.integers(0, 3)) == 0:  # sometimes the finish cuts across it
-        k = draw(st.integers(a0, a1 - 1))
-        sign = draw(st.sampled_from("+-"))
+    if not ring and draw(_ints(0, 3)) == 0:  # sometimes the finish cuts across it
+        k = draw(_ints(a0, a1 - 1))
+        sign = draw(_pick("+-"))
         d.lines["finish"] = (("x", k, across, across, sign + "x", 1) if horizontal
                              else ("y", k, across, across, sign + "y", 1))
 
@@ -204,13 +226,13 @@ def _toml(d: _Draft, opening: str) -> str:
 def small_tracks(draw: st.DrawFn, *, elevated: bool = True, opening: bool = True,
                  rings: bool = True) -> GeneratedTrack:
     """A small valid track of 5x4 .. 9x7 cells (see the module docstring)."""
-    w = draw(st.integers(5, 9))
-    h = draw(st.integers(4, 7))
-    ring = rings and w >= 6 and h >= 5 and draw(st.integers(0, 3)) == 0
+    w = draw(_ints(5, 9))
+    h = draw(_ints(4, 7))
+    ring = rings and w >= 6 and h >= 5 and draw(_ints(0, 3)) == 0
     d = draw(_ring(w, h)) if ring else draw(_stage(w, h))
-    if elevated and draw(st.integers(0, 2)) == 0:
+    if elevated and draw(_ints(0, 2)) == 0:
         _add_bridge(draw, d, ring)
-    layer = draw(st.integers(0, 1)) if d.elev is not None else 0
+    layer = draw(_ints(0, 1)) if d.elev is not None else 0
     ks = d.lines["start"][1]
     rows = d.ground if layer == 0 else d.elev
     assert rows is not None
@@ -223,22 +245,21 @@ def small_tracks(draw: st.DrawFn, *, elevated: bool = True, opening: bool = True
     assume(cells)
     x, y = draw(st.sampled_from(cells))
     d.car = (x, y, layer)
-    d.direction = draw(st.sampled_from(_CAR_DIRECTIONS))
-    d = _transform(d, *draw(st.sampled_from(_TRANSFORMS)))
+    d.direction = draw(_pick(_CAR_DIRECTIONS))
+    d = _transform(d, *draw(_pick(_TRANSFORMS)))
     op = ""
-    if opening and draw(st.booleans()):
-        op = f"\n[opening]\nmoves = {draw(st.integers(1, 3))}\n"
-        speed = draw(st.sampled_from((None, 1, 2)))
+    if opening and draw(_BOOLS):
+        op = f"\n[opening]\nmoves = {draw(_ints(1, 3))}\n"
+        speed = draw(_pick((None, 1, 2)))
         if speed is not None:
             op += f"max_speed = {speed}\n"
-        op += f"straight = {'true' if draw(st.booleans()) else 'false'}\n"
+        op += f"straight = {'true' if draw(_BOOLS) else 'false'}\n"
     text = _toml(d, op)
-    try:
-        track = parse_track(text.encode(), "<generated>")
-    except TrackError as exc:
-        REJECTIONS[exc.message[:45]] += 1
+    track = _parse(text, "<generated>")
+    if isinstance(track, TrackError):
+        REJECTIONS[track.message[:45]] += 1
         assume(False)
-        raise AssertionError("unreachable") from exc
+        raise AssertionError("unreachable") from track
     REJECTIONS["ok"] += 1
     note(text)
     return GeneratedTrack(text, track)
@@ -307,10 +328,13 @@ class _DrawPicker:
     draw: st.DrawFn
 
     def integer(self, lo: int, hi: int) -> int:
-        return self.draw(st.integers(lo, hi))
+        return self.draw(_ints(lo, hi))
 
     def choice(self, options):  # type: ignore[no-untyped-def]
-        return self.draw(st.sampled_from(options))
+        try:
+            return self.draw(_pick(options))
+        except TypeError:  # unhashable options: a fresh strategy
+            return self.draw(st.sampled_from(options))
 
 
 @st.composite
@@ -320,11 +344,10 @@ def small_circuits(draw: st.DrawFn) -> GeneratedTrack:
     from benchmarks.circuits import circuit_toml
 
     text = circuit_toml(_DrawPicker(draw))
-    try:
-        track = parse_track(text.encode(), "<generated circuit>")
-    except TrackError as exc:
-        REJECTIONS[exc.message[:45]] += 1
+    track = _parse(text, "<generated circuit>")
+    if isinstance(track, TrackError):
+        REJECTIONS[track.message[:45]] += 1
         assume(False)
-        raise AssertionError("unreachable") from exc
+        raise AssertionError("unreachable") from track
     note(text)
     return GeneratedTrack(text, track)

@@ -107,14 +107,15 @@ def test_every_valid_move_has_an_allowed_midpoint(name: str) -> None:
           if any(g.surface(lay, x, y) for lay in range(layer_count(track)))}
     allowed = set(midpoints(on, track.width, track.height))
     layers = layer_count(track)
+    ends = {(x, y) for y in range(track.height) for x in range(track.width)
+            if any(g.endable(lay, x, y) for lay in range(layers))}
     checked = 0
     for y in range(track.height):
         for x in range(track.width):
             for vx in range(-5, 6):
                 for vy in range(-5, 6):
-                    if (vx, vy) == (0, 0) or not (0 <= x + vx < track.width
-                                                  and 0 <= y + vy < track.height):
-                        continue
+                    if (vx, vy) == (0, 0) or (x + vx, y + vy) not in ends:
+                        continue  # (no layer's walk could end there: skip walking it)
                     if any(g._walk(x, y, vx, vy, lay)[0] for lay in range(layers)):
                         assert (2 * x + vx, 2 * y + vy) in allowed, (x, y, vx, vy)
                         checked += 1
@@ -201,8 +202,21 @@ def test_a_model_over_its_size_budget_is_skipped(monkeypatch: pytest.MonkeyPatch
 FAMILIES = tuple((j, n) for n in (3, 5, 7, 9) for j in range(1, n) if gcd(j, n) == 1)
 
 
-def _inside(point: tuple[int, int], rects: tuple[tuple[int, int, int, int], ...]) -> bool:
-    return any(x0 <= point[0] <= x1 and y0 <= point[1] <= y1 for x0, x1, y0, y1 in rects)
+def _cover(rects: tuple[tuple[int, int, int, int], ...]) -> dict[int, bytearray]:
+    """The integer points of the rectangles (x0, x1, y0, y1), inclusive: row y's flags by x."""
+    rows: dict[int, bytearray] = {}
+    width = max((x1 + 1 for _, x1, _, _ in rects), default=0)
+    for x0, x1, y0, y1 in rects:
+        assert 0 <= x0, (x0, x1, y0, y1)  # the scaled coordinates are not negative
+        for y in range(y0, y1 + 1):
+            rows.setdefault(y, bytearray(width))[x0:x1 + 1] = b"\1" * (x1 + 1 - x0)
+    return rows
+
+
+def _inside(point: tuple[int, int], cover: dict[int, bytearray]) -> bool:
+    """`point` lies in one of the rectangles that `cover` was made of."""
+    row = cover.get(point[1])
+    return row is not None and 0 <= point[0] < len(row) and row[point[0]] == 1
 
 
 def _crosses(wall: tuple[int, int, int], u0: int, u1: int, w0: int, w1: int) -> bool:
@@ -224,17 +238,17 @@ def test_no_valid_move_is_excluded_by_the_point_conditions(gt: GeneratedTrack) -
     g = Geometry(track)
     m = KinematicsModel.of(track, 1, g)
     layers = range(layer_count(track))
-    starts = {(x, y) for y in range(track.height) for x in range(track.width)
-              if any(g.endable(lay, x, y) for lay in layers)} | {track.car.position}
-    scaled = {n: sample_walls(m, n) for n in (3, 5, 7, 9)}
-    banned_mid = mid_walls(m)
+    ends = {(x, y) for y in range(track.height) for x in range(track.width)
+            if any(g.endable(lay, x, y) for lay in layers)}
+    starts = ends | {track.car.position}
+    scaled = {n: _cover(sample_walls(m, n)) for n in (3, 5, 7, 9)}
+    banned_mid = _cover(mid_walls(m))
     lines = [line for line in (track.start, track.finish) if one_way(line, g, len(layers))]
     for x, y in starts:
         for vx in range(-track.width + 1, track.width):
             for vy in range(-track.height + 1, track.height):
-                if (vx, vy) == (0, 0) or not (0 <= x + vx < track.width
-                                              and 0 <= y + vy < track.height):
-                    continue
+                if (vx, vy) == (0, 0) or (x + vx, y + vy) not in ends:
+                    continue  # (no layer's walk could end there: skip walking it)
                 if not any(g._walk(x, y, vx, vy, lay)[0] for lay in layers):
                     continue
                 move = (x, y, vx, vy)

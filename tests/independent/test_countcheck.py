@@ -40,7 +40,8 @@ def test_every_bundled_dag_passes(path: Path) -> None:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_tracks())
 def test_random_dags_pass(g: GeneratedTrack) -> None:
-    for mode in ("exact", "editor"):
+    # the editor DAG only where it differs: without an opening rule it is the exact one
+    for mode in ("exact", "editor") if g.track.opening else ("exact",):
         dag = explore(g.track, mode).dag  # type: ignore[arg-type]
         if dag is not None:
             assert check_count_certificate(g.track, dag).ok

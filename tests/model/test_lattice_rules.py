@@ -362,8 +362,12 @@ def test_wall_index_matches_every_wall_at_every_scale(seed: int) -> None:
     qx = np.clip(px + rng.integers(-1, 2, n) * rng.integers(0, reach + 1), 0, 299)
     qy = np.clip(py + rng.integers(-1, 2, n) * rng.integers(0, reach + 1), 0, 299)
     got = index.blocked(*(a.astype(np.int64) for a in (px, py, qx, qy)))
-    want = [any(touches((int(a), int(b)), (int(c), int(d)), w0, w1) for w0, w1 in walls)
-            for a, b, c, d in zip(px, py, qx, qy, strict=True)]
+    # every wall, less those whose bounding box misses the move's (they cannot touch it)
+    boxes = [(min(w0[0], w1[0]), max(w0[0], w1[0]), min(w0[1], w1[1]), max(w0[1], w1[1]),
+              w0, w1) for w0, w1 in walls]
+    want = [any(touches((a, b), (c, d), w0, w1) for x0, x1, y0, y1, w0, w1 in boxes
+                if x0 <= max(a, c) and min(a, c) <= x1 and y0 <= max(b, d) and min(b, d) <= y1)
+            for a, b, c, d in zip(*(v.tolist() for v in (px, py, qx, qy)), strict=True)]
     assert got.tolist() == want
 
 

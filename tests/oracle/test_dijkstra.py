@@ -175,6 +175,9 @@ def test_yellow_bounds_the_bfs_minimum() -> None:
 # -- brute force on random rooms ---------------------------------------------------------
 
 
+_ROOM_CELL = st.sampled_from("....:#")  # built once: a strategy per cell cost as much again
+
+
 @st.composite
 def rooms(draw):
     width = draw(st.integers(7, 10))
@@ -182,7 +185,7 @@ def rooms(draw):
     inner = width - 2
     rows = []
     for _ in range(n_rows):
-        rows.append("".join(draw(st.sampled_from("....:#")) for _ in range(inner)))
+        rows.append("".join(draw(_ROOM_CELL) for _ in range(inner)))
     car_row = draw(st.integers(1, n_rows))
     rows[car_row - 1] = "." + rows[car_row - 1][1:]
     finish_x = draw(st.integers(3, width - 3))
