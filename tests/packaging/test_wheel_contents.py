@@ -9,9 +9,9 @@ One wheel is built per module (a fixture), by pip with the build backend of this
 environment (`--no-build-isolation`: setuptools >= 77 and wheel are in the test extras,
 so no isolated build environment is made and the package index is not needed); a build
 that fails fails the tests with pip's last line. The fresh environment gets no network
-either: it is created without pip and a
-`.pth` file puts the test environment's site-packages (numpy, numba, ..., pip) after
-its own, so `pip install --no-deps --no-index` installs the wheel alone; the clone's
+either: it is created without pip and a `.pth` file puts the test environment's
+site-packages (numpy, numba, ..., pip) after its own, so `pip install --no-deps
+--no-index` installs the wheel alone; the clone's
 editable install is not visible there (a path in a `.pth` file runs no `.pth` files),
 which the test checks by asking where `racecert` was imported from.
 """
