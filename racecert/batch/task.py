@@ -32,14 +32,13 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, Literal
 
-from racecert.analysis.base import BaseAnalysis
-from racecert.analysis.profiles import analysis_profile
 from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
 from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
 
 if TYPE_CHECKING:
+    from racecert.analysis.base import BaseAnalysis
     from racecert.certification.certificate import Judged
 
 BatchMode = Literal["exact", "editor", "certify"]
@@ -150,6 +149,10 @@ def _run(job: TrackJob) -> dict[str, Any]:
         cert = certification_profile(track).certify(
             track, budget=budget, cpsat_budget=job.cpsat_budget, count_limit=job.count_limit)
         return _certificate_outcome(cert)
+    # the analysis (numba and the compiled kernels' modules: about 0.3 s of imports) only
+    # where a task runs: the client (`racecert batch`, `--report`) never analyses a track
+    from racecert.analysis.profiles import analysis_profile
+
     profile = analysis_profile(track)
     refused = profile.refusal(mode=job.mode)
     if refused is not None:

@@ -10,12 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from racecert.analysis.base import BaseAnalysis
 from racecert.independent.budgets import DEFAULT_CPSAT_BUDGET  # its one home (--cpsat-budget)
 from racecert.model.profiles import AnyTrack
-from racecert.oracle.bfs import BfsResult
+
+if TYPE_CHECKING:  # annotations only (the batch client imports this module, not numba)
+    from racecert.analysis.base import BaseAnalysis
+    from racecert.oracle.bfs import BfsResult
 
 Value = int | str | None
 StepFn = Callable[[str], None]
