@@ -17,7 +17,7 @@ Garbage collection: the suite's process keeps session fixtures, cached analyses 
 certificates alive for minutes, and with CPython's default thresholds each full
 collection re-walks all of it: 43 full collections, 13.8 of the in-process CPU seconds
 of a whole run (17.6 s in the collector in all). The suite uses the thresholds every
-`racecert` command sets (`racecert.cli.GC_THRESHOLDS`).
+`racecert` process sets (`racecert.collector.GC_THRESHOLDS`).
 
 Shared work: `circuit_certificate` certifies the documented circuit once for the whole
 session (two test modules in two folders read it); `chicane_certificate` is
@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from racecert.cli import GC_THRESHOLDS
+from racecert.collector import GC_THRESHOLDS
 
 gc.set_threshold(*GC_THRESHOLDS)
 

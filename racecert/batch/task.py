@@ -33,6 +33,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, Literal
 
 from racecert.certification.context import DEFAULT_COUNT_LIMIT, DEFAULT_CPSAT_BUDGET
+from racecert.collector import collect_less
 from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
@@ -163,6 +164,7 @@ def _run(job: TrackJob) -> dict[str, Any]:
 
 def run_job(job: TrackJob) -> TrackOutcome:
     """Run one task (module docstring); every track failure is returned, never raised."""
+    collect_less()  # racecert.collector: the worker's process, as a racecert command's
     t0 = time.perf_counter()
     base = {"path": job.path, "sha256": job.sha256, "mode": job.mode,
             "version": job.version, "worker": _worker_name()}

@@ -20,7 +20,6 @@ line alone (`SUBCOMMANDS`). `racecert --version` and `racecert --help` import no
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from collections.abc import Sequence
 from importlib import import_module
@@ -29,6 +28,7 @@ from typing import Any
 from racecert.cli.arguments import Parser, print_error
 from racecert.cli.limits import limit_error
 from racecert.cli.output import OutputError
+from racecert.collector import collect_less
 from racecert.model.budget import LimitReached
 from racecert.model.errors import LatticeLimitError, TrackError
 
@@ -127,21 +127,9 @@ def did_you_mean(word: str) -> str:
     return "did you mean " + " or ".join(f"'{c}'" for c in list(close)[:2]) + "?" if close else ""
 
 
-GC_THRESHOLDS = (10_000, 20, 100)
-"""The cyclic garbage collector's thresholds for a racecert process (`gc.set_threshold`).
-
-CPython's defaults (700, 10, 10) make a full collection each time the surviving heap
-grows by a quarter, and a certify run grows it by millions of objects (CNF clauses, proof
-text, exact geometry): on llanura 20 full collections, 2.6 of 28 CPU s in the collector.
-With these, young collections are rarer and larger and a full one waits for 100 of the
-middle generation's: 0.5 s there, and cyclic garbage is still collected while young.
-The test suite's process, which keeps session fixtures alive for minutes, uses the same
-(tests/conftest.py)."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `racecert` command."""
-    gc.set_threshold(*GC_THRESHOLDS)
+    collect_less()  # racecert.collector: fewer full collections of a growing heap
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         command = chosen_command(argv)

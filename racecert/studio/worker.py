@@ -27,6 +27,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
+from racecert.collector import collect_less
 from racecert.model.budget import LimitReached, StateBudget
 from racecert.model.errors import TrackError
 from racecert.model.parse import parse_track
@@ -168,6 +169,7 @@ def job_message(kind: str, toml: str, options: dict[str, Any], limits: JobLimits
 def main() -> None:
     """Read the job from stdin, run it, write events to stdout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    collect_less()  # racecert.collector: fewer full collections of a growing heap
     job = json.loads(sys.stdin.readline())
     events = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # anything else printed, by Python or a C library, goes to stderr

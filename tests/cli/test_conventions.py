@@ -4,6 +4,7 @@ with the allowed range (exit 2), and progress that never writes \\r into a redir
 from __future__ import annotations
 
 import contextlib
+import doctest
 import gc
 import io
 import os
@@ -19,8 +20,10 @@ from typing import TextIO
 import pytest
 from tqdm import tqdm
 
-from racecert.cli import GC_THRESHOLDS, main
+from racecert import collector
+from racecert.cli import main
 from racecert.cli.progress import PlainProgress, progress
+from racecert.collector import GC_THRESHOLDS
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = str(ROOT / "tracks" / "tiny_straight.toml")
@@ -50,6 +53,11 @@ def test_every_command_sets_the_gc_thresholds(capsys: pytest.CaptureFixture[str]
     finally:
         gc.set_threshold(*suite)
     assert capsys.readouterr().out.startswith(f"{TINY}: ok")
+
+
+def test_the_collector_doctest() -> None:
+    failures, tries = doctest.testmod(collector)
+    assert failures == 0 and tries >= 4
 
 
 def test_python_dash_m_runs_the_cli() -> None:

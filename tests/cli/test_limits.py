@@ -8,6 +8,7 @@ safety timeout that turns a hang into a failure; nothing asserts how long anythi
 
 from __future__ import annotations
 
+import doctest
 import json
 import os
 import re
@@ -281,6 +282,11 @@ def test_parallel_runs_in_one_cgroup_stop_with_exit_4(tmp_path: Path) -> None:
         if code == 4:
             assert_limit_line(err, "memory limit reached: ")
     assert any(code == 4 for code, _ in results)
+
+
+def test_the_watchdog_doctest() -> None:
+    failures, tries = doctest.testmod(watchdog)
+    assert failures == 0 and tries >= 2
 
 
 def test_the_watchdog_keeps_a_margin_for_how_fast_memory_goes() -> None:
