@@ -57,6 +57,7 @@ from racecert.independent.race_rules import (
 from racecert.independent.sat import (
     DEFAULT_CONFLICT_BUDGET,
     RESTRICTION,
+    ClosureCapExceeded,
     SolverBudgetExceeded,
     build_reach_cnf,
     solve_reach,
@@ -182,7 +183,7 @@ def sat_certificate(track: Track, m_star: int, out_dir: str | Path | None = None
     cap = SAT_MAX_CELLS // m_star
     try:
         closure = untimed_closure(successors, s0, k, cap=cap)
-    except ValueError:
+    except ClosureCapExceeded:  # not any ValueError: only the cap is a size verdict
         raise SizeBudgetExceeded(
             "the reachability-cut CNF", (cap + 1) * m_star, SAT_MAX_CELLS,
             "closure states x steps", at_least=True,

@@ -434,10 +434,10 @@ class _Db:
 
     def run(self, op: int, nf: int, backward: bool, every: int) -> int:
         """One call of the kernel's `run_pass`; its status."""
-        return drup_passes.run_pass(op, self.steps, nf, backward, every, _WORK_PER_CALL, self.lits,
-                           self.cst, self.marked, self.val, self.reason, self.seen,
-                           self.trail, self.units, self.pool, self.rbeg, self.rcap,
-                           self.rlen, self.sc)
+        return drup_passes.run_pass(op, self.steps, nf, backward, every, _WORK_PER_CALL,
+                                    self.lits, self.cst, self.marked, self.val, self.reason,
+                                    self.seen, self.trail, self.units, self.pool, self.rbeg,
+                                    self.rcap, self.rlen, self.sc)
 
     def clause(self, cid: int) -> list[int]:
         """Clause ``cid`` as DIMACS integers, in its current literal order."""

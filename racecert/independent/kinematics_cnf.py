@@ -399,32 +399,23 @@ def _at_least(cnf: Cnf, a: _Int, ca: int, b: _Int, cb: int, k: int) -> Lit:
     if b.hi - b.lo < a.hi - a.lo:
         a, ca, b, cb = b, cb, a, ca
     lit = cnf.var()
-    # the order literals written out (u and w within their domains, so no constant but
-    # the ends' False, which a clause drops): the clauses of
-    # cnf.add(neg(a.ge(u)), neg(b.ge(w)), lit) and cnf.add(neg(a.le(u)), neg(b.le(w)), -lit)
+    # the clauses of cnf.add(neg(a.ge(u)), neg(b.ge(w)), lit) and of cnf.add(neg(a.le(u)),
+    # neg(b.le(w)), -lit), appended directly: u and w lie within their domains, so the only
+    # constant among the literals is an end's False, which a clause drops
     clauses = cnf.clauses
-    alo, ahi, abase, blo, bhi, bbase = a.lo, a.hi, a.base, b.lo, b.hi, b.base
-    for u in range(alo, ahi + 1):  # ca * a + cb * b >= k -> lit
+    for u in range(a.lo, a.hi + 1):  # ca * a + cb * b >= k -> lit
         w = -((ca * u - k) // cb)  # ceil((k - ca u) / cb)
-        if w > bhi:
+        if w > b.hi:
             continue
-        c = [alo - abase - u] if u != alo else []  # not [a >= u]; [a >= lo] is True
-        if w > blo:
-            c.append(blo - bbase - w)  # not [b >= w]
-        c.append(lit)
-        clauses.append(c)
-        if w <= blo:
+        clauses.append([x for x in (neg(a.ge(u)), neg(b.ge(w)), lit) if x is not False])
+        if w <= b.lo:
             break
-    for u in range(ahi, alo - 1, -1):  # ca * a + cb * b <= k - 1 -> not lit
+    for u in range(a.hi, a.lo - 1, -1):  # ca * a + cb * b <= k - 1 -> not lit
         w = (k - 1 - ca * u) // cb
-        if w < blo:
+        if w < b.lo:
             continue
-        c = [abase + u + 1 - alo] if u != ahi else []  # not [a <= u] = [a >= u + 1]
-        if w < bhi:
-            c.append(bbase + w + 1 - blo)  # not [b <= w] = [b >= w + 1]
-        c.append(-lit)
-        clauses.append(c)
-        if w >= bhi:
+        clauses.append([x for x in (neg(a.le(u)), neg(b.le(w)), -lit) if x is not False])
+        if w >= b.hi:
             break
     return lit
 

@@ -144,12 +144,16 @@ def kinematic_bounds(track: Track, s0: State, horizon: int) -> KinematicBounds:
 # -- the untimed closure -----------------------------------------------------------------
 
 
+class ClosureCapExceeded(ValueError):
+    """`untimed_closure` passed its `cap`: the search stopped there."""
+
+
 def untimed_closure(successors: Successors, s0: State, phase_limit: int,
                     cap: int | None = None) -> set[tuple[State, int]]:
     """Every (state, phase) reachable from (s0, 0) through non-arriving moves, at any time.
 
-    `cap` bounds the number of states (ValueError beyond it), so a huge track fails
-    clearly instead of exhausting memory.
+    `cap` bounds the number of states (`ClosureCapExceeded` beyond it), so a huge track
+    fails clearly instead of exhausting memory.
     """
     seen = {(s0, 0)}
     stack = [(s0, 0)]
@@ -162,7 +166,7 @@ def untimed_closure(successors: Successors, s0: State, phase_limit: int,
             seen.add((nxt, nph))
             stack.append((nxt, nph))
             if cap is not None and len(seen) > cap:
-                raise ValueError(f"untimed closure exceeds {cap} states")
+                raise ClosureCapExceeded(f"untimed closure exceeds {cap} states")
     return seen
 
 

@@ -201,6 +201,18 @@ def test_the_closure_budget_holds_exactly_at_its_edge(monkeypatch: pytest.Monkey
         sat_checks.sat_certificate(track, m)
 
 
+def test_only_the_closure_cap_is_a_size_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another ValueError inside the closure search is an error, not a size skip."""
+    def broken(table: object, track: object) -> object:
+        def successors(state: object, phase: int) -> list:
+            raise ValueError("a broken move table")
+        return successors
+
+    monkeypatch.setattr(sat_checks, "table_successors", broken)
+    with pytest.raises(ValueError, match="a broken move table"):
+        sat_checks.sat_certificate(load_track(TRACKS / "tiny_spiral_stage.toml"), 20)
+
+
 def test_an_unchecked_proof_over_its_size_budget_is_skipped(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A one-hot proof larger than the checker's size budget is not checked: `skipped`,
