@@ -8,15 +8,19 @@ Exactness: float lengths are sums along one path, so their error is bounded
 by `float_error`; two candidates further apart than twice that are ordered by
 the floats, nearer ones are compared exactly. All moves into one DAG state have
 the same velocity, hence the same length, so candidates into a state are
-compared by their sources' exact values. An exact value is kept as a row of
-integers (`_Radicands`: the integer part, then the coefficient of each
-square-free radicand of the DAG's move lengths), one row per state of the layer
-being extended, built from the representative's row at once for the whole
-layer; equal values are equal rows, values whose radicand coefficients agree are
+compared by their sources' exact values. An exact value is kept as integers
+(`_Radicands`: the integer part, and the coefficient of each square-free radicand
+of the DAG's move lengths), one value per state of the layer being extended, built
+from the representative's at once for the whole layer (`_extend_terms`, compiled);
+the irrational terms are a sparse row (radicand columns ascending, then padding),
+as wide as the most radicands one trajectory uses, not as the track's moves have
+(hundreds on a large open area: dense rows took about 1.6 GB of a 1000 x 1000
+analysis). Equal values are equal rows; values whose irrational terms agree are
 ordered by their integer parts (all the tied states of a layer at once: on a
 corridor almost every move and tie is of integer length), and only values whose
-radicand coefficients differ and that floats cannot order go to the certified
-`RadicalSum` comparison.
+irrational terms differ and that floats cannot order go to the certified
+`RadicalSum` comparison. Only the layer being extended is kept: the arrivals'
+values are rebuilt along their representatives when `select` needs them.
 
 Representative (deterministic, documented in docs/report.md): among tied
 trajectories, the lexicographically smallest sequence of accelerations, each
@@ -33,10 +37,11 @@ arriving move, so one forward pass serves every `select` call.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from racecert.analysis.trajectory import Trajectory
 from racecert.model.radicals import RadicalSum, squarefree_decomposition
@@ -110,38 +115,67 @@ class _Radicands:
         return RadicalSum.from_terms(zip(self.radicands, row.tolist(), strict=True))
 
 
+@njit(cache=True, nogil=True)
+def _extend_terms(ip, ic, ik, pred, col, k, out_ip, out_ic, out_ik, none):
+    """Each state's exact length: its representative's (integer part ip[pred[j]]; the
+    irrational terms in row pred[j] of ic, ik: radicand columns ascending, then `none`
+    padding) plus k[j]·sqrt of column col[j] (column 0: the integer part), into out_ip,
+    out_ic, out_ik (one column wider). Returns the widest row written."""
+    widest = 0
+    w = ic.shape[1]
+    for j in range(len(pred)):
+        p, c = pred[j], col[j]
+        out_ip[j] = ip[p] + (k[j] if c == 0 else 0)
+        placed = c == 0
+        q = 0
+        for e in range(w):
+            cc = ic[p, e]
+            if cc == none:
+                break
+            if not placed and c < cc:
+                out_ic[j, q], out_ik[j, q] = c, k[j]
+                q += 1
+                placed = True
+            out_ic[j, q], out_ik[j, q] = cc, ik[p, e]
+            if cc == c:
+                out_ik[j, q] += k[j]
+                placed = True
+            q += 1
+        if not placed:
+            out_ic[j, q], out_ik[j, q] = c, k[j]
+            q += 1
+        widest = max(widest, q)
+        for e in range(q, out_ic.shape[1]):
+            out_ic[j, e], out_ik[j, e] = none, 0
+    return widest
+
+
 class _Pass:
     """One forward DP (sign +1: minimum, -1: maximum) over the DAG layers."""
 
-    def __init__(self, dag: OptimalDag, sign: int) -> None:
+    def __init__(self, dag: OptimalDag, sign: int, rad: _Radicands, dtype: type) -> None:
         self.dag = dag
         self.sign = sign
+        self.rad, self.dtype = rad, dtype
         layers = dag.layers
         self.f = [np.zeros(1)]
         self.count = [np.array([1], dtype=object)]
         self.rank = [np.zeros(1, dtype=np.int64)]
         self.pred: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
         self.acc: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
-        st = dag.arrive_state
-        last = layers[-1]
-        a_dx = st.x.astype(np.int64) - last.x[dag.arrive_src]
-        a_dy = st.y.astype(np.int64) - last.y[dag.arrive_src]
-        n2s = [a_dx**2 + a_dy**2] + [_n2(b.vx, b.vy) for b in layers[1:]]
-        self.rad = _Radicands(np.concatenate(n2s))
-        cols, ks = self.rad.of(np.concatenate(n2s[1:]) if len(n2s) > 1
-                               else np.zeros(0, dtype=np.int64))
-        ends = np.cumsum([len(n) for n in n2s[1:]]).tolist()
-        # every entry is at most (moves) x (the longest move): the narrowest integers that
-        # hold it (the rows are copied layer by layer)
-        longest = math.isqrt(max(int(n.max(initial=0)) for n in n2s)) + 1
-        top = (len(layers) + 1) * longest
-        self.dtype = next(d for d in (np.int16, np.int32, np.int64) if top < np.iinfo(d).max)
-        self.rows = np.zeros((1, len(self.rad.radicands)), dtype=self.dtype)  # layer t
+        # the exact extreme lengths of the layer being extended only (dropped after the last
+        # layer: `select` rebuilds the few it needs): the integer parts, and the irrational
+        # terms as sparse rows (radicand columns ascending, `none` padding; coefficients)
+        self.none = len(rad.radicands)
+        cdt = np.int16 if self.none < np.iinfo(np.int16).max else np.int32
+        self.ip: np.ndarray | None = np.zeros(1, dtype=np.int64)
+        self.ic: np.ndarray | None = np.zeros((1, 0), dtype=cdt)
+        self.ik: np.ndarray | None = np.zeros((1, 0), dtype=dtype)
         for t, (src, dst) in enumerate(dag.edges):
             n = len(layers[t + 1])
             a, b = layers[t], layers[t + 1]
             acc = _acc_index(b.vx[dst] - a.vx[src], b.vy[dst] - a.vy[src])
-            n2 = n2s[t + 1]
+            n2 = _n2(b.vx, b.vy)
             cand = self.f[t][src] + np.sqrt(n2.astype(np.float64))[dst]
             winners, best = self._winners(src, dst, cand, n)
             count = np.zeros(n, dtype=object)
@@ -159,30 +193,68 @@ class _Pass:
             rank = np.empty(n, dtype=np.int64)
             rank[np.lexsort((pacc, self.rank[t][pred]))] = np.arange(n)
             # the exact extreme lengths of layer t + 1: the representatives' (one row each)
-            rows = self.rows[pred]
-            lo = ends[t] - n
-            rows[np.arange(n), cols[lo: ends[t]]] += ks[lo: ends[t]].astype(self.dtype)
-            self.rows = rows
+            self._extend(pred, *rad.of(n2))
             self.f.append(best)
             self.count.append(count)
             self.rank.append(rank)
             self.pred.append(pred)
             self.acc.append(pacc)
+        self.ip = self.ic = self.ik = None
 
-    def _extreme_rows(self, vals: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-        """Mask of the rows whose exact value (rows of `_Radicands`) is the least (sign +1)
-        or greatest (sign -1) of their group's: where a group's rows agree on every radicand
-        (on a corridor, nearly all), column 0 decides, for all such groups at once; the
-        others are compared exactly (`RadicalSum`)."""
+    def _extend(self, pred: np.ndarray, col: np.ndarray, k: np.ndarray) -> None:
+        """The next layer's exact lengths: each state's representative's plus its move (of
+        radicand column `col`, coefficient `k`)."""
+        assert self.ip is not None and self.ic is not None and self.ik is not None
+        n, w = len(pred), self.ic.shape[1] + 1
+        ip = np.empty(n, dtype=np.int64)
+        ic = np.empty((n, w), dtype=self.ic.dtype)
+        ik = np.empty((n, w), dtype=self.ik.dtype)
+        widest = _extend_terms(self.ip, self.ic, self.ik, pred, col, k, ip, ic, ik, self.none)
+        self.ip = ip
+        if widest < w:  # no row gained a radicand: keep the width
+            ic, ik = ic[:, :widest].copy(), ik[:, :widest].copy()
+        self.ic, self.ik = ic, ik
+
+    def _sparse_value(self, r: int, ip: np.ndarray, ic: np.ndarray, ik: np.ndarray
+                      ) -> RadicalSum:
+        """The exact length of row r of sparse rows (ip, ic, ik)."""
+        terms = [(self.rad.radicands[c], k) for c, k in zip(ic[r].tolist(), ik[r].tolist(),
+                                                              strict=True) if c != self.none]
+        return RadicalSum.from_terms([*terms, (1, int(ip[r]))])
+
+    def _rows_at(self, t: int, idx: np.ndarray) -> np.ndarray:
+        """The rows (exact extreme lengths) of the states `idx` of layer t, rebuilt along
+        their representatives (`pred`): the sum of the moves into each state on the way."""
+        layers = self.dag.layers
+        rows = np.zeros((len(idx), len(self.rad.radicands)), dtype=self.dtype)
+        at = np.arange(len(idx))
+        i = idx
+        for s in range(t, 0, -1):
+            col, k = self.rad.of(_n2(layers[s].vx[i], layers[s].vy[i]))
+            rows[at, col] += k.astype(self.dtype)
+            i = self.pred[s][i]
+        return rows
+
+    def _extremes(self, ip: np.ndarray, irrational: tuple[np.ndarray, ...],
+                  value: Callable[[int], RadicalSum], group: np.ndarray, n_groups: int
+                  ) -> np.ndarray:
+        """Mask of the exact values that are the least (sign +1) or greatest (sign -1) of
+        their group's. Row r's value has integer part ip[r] and an irrational part whose
+        rows in the `irrational` arrays are equal exactly when the parts are; `value(r)` is
+        the whole value. Where a group's values share their irrational part (on a corridor,
+        nearly all), the integer parts decide, for all such groups at once; the others are
+        compared exactly (`RadicalSum`)."""
         s = self.sign
         _, lead = np.unique(group, return_index=True)
         leader = np.empty(n_groups, dtype=np.int64)
         leader[group[lead]] = lead
-        same = (vals[:, 1:] == vals[leader[group], 1:]).all(axis=1)
+        same = np.ones(len(group), dtype=bool)
+        for a in irrational:
+            same &= (a == a[leader[group]]).all(axis=1)
         uniform = np.ones(n_groups, dtype=bool)
         uniform[group[~same]] = False
         u = uniform[group]
-        col0 = s * vals[:, 0].astype(np.int64)
+        col0 = s * ip.astype(np.int64)
         ext = np.full(n_groups, np.iinfo(np.int64).max)
         np.minimum.at(ext, group[u], col0[u])
         win = np.zeros(len(group), dtype=bool)
@@ -193,7 +265,7 @@ class _Pass:
             for r in mixed.tolist():
                 by_group.setdefault(int(group[r]), []).append(r)
             for rs in by_group.values():
-                values = [self.rad.value(vals[r]) for r in rs]
+                values = [value(r) for r in rs]
                 e = values[0]
                 for v in values[1:]:
                     if (v < e) if s > 0 else (e < v):
@@ -215,7 +287,12 @@ class _Pass:
         winners = near.copy()
         rows = np.nonzero(near & (n_near > 1)[dst])[0]
         if len(rows):
-            winners[rows] = self._extreme_rows(self.rows[src[rows]], dst[rows], n)
+            assert self.ip is not None and self.ic is not None and self.ik is not None
+            at = src[rows]
+            ip, ic, ik = self.ip[at], self.ic[at], self.ik[at]
+            winners[rows] = self._extremes(ip, (ic, ik),
+                                           lambda r: self._sparse_value(r, ip, ic, ik),
+                                           dst[rows], n)
         return winners, best
 
     def select(self, eligible: np.ndarray | None, start: tuple[int, int],
@@ -242,10 +319,11 @@ class _Pass:
         s = self.sign
         ext_f = float(s * np.min(s * cand))
         near = np.nonzero(s * (cand - ext_f) <= 2 * float_error(abs(ext_f) + 1.0))[0]
-        vals = self.rows[src[near]]
+        vals = self._rows_at(last, src[near])
         col, k = self.rad.of(dx[near] ** 2 + dy[near] ** 2)
         vals[np.arange(len(near)), col] += k.astype(self.dtype)
-        best = self._extreme_rows(vals, np.zeros(len(near), dtype=np.int64), 1)
+        best = self._extremes(vals[:, 0], (vals[:, 1:],), lambda r: self.rad.value(vals[r]),
+                              np.zeros(len(near), dtype=np.int64), 1)
         win = near[best].tolist()
         ties = sum((self.count[last][int(src[r])] for r in win), 0)
         acc = _acc_index(vx - a.vx[src], vy - a.vy[src])
@@ -283,8 +361,19 @@ class RepresentativeDP:
                  velocity: tuple[int, int] = (0, 0)) -> None:
         self.start = start
         self.velocity = velocity  # of the initial state: (0, 0) from the grid, else a race's
-        self._min = _Pass(dag, +1)
-        self._max = _Pass(dag, -1)
+        layers = dag.layers
+        st, last = dag.arrive_state, layers[-1]
+        a_dx = st.x.astype(np.int64) - last.x[dag.arrive_src]
+        a_dy = st.y.astype(np.int64) - last.y[dag.arrive_src]
+        n2 = np.unique(np.concatenate([np.unique(a_dx**2 + a_dy**2)]
+                                      + [np.unique(_n2(b.vx, b.vy)) for b in layers[1:]]))
+        rad = _Radicands(n2)
+        # every entry is at most (moves) x (the longest move): the narrowest integers that
+        # hold it (the rows are copied layer by layer)
+        top = (len(layers) + 1) * (math.isqrt(int(n2.max(initial=0))) + 1)
+        dtype = next(d for d in (np.int16, np.int32, np.int64) if top < np.iinfo(d).max)
+        self._min = _Pass(dag, +1, rad, dtype)
+        self._max = _Pass(dag, -1, rad, dtype)
 
     def select(self, eligible: Sequence[bool] | np.ndarray | None = None
                ) -> Representatives | None:

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from racecert.analysis.representatives import RepresentativeDP, _Radicands
+from racecert.analysis.representatives import RepresentativeDP, _extend_terms, _Radicands
 from racecert.model.errors import TrackError
 from racecert.model.parse import load_track, parse_track
 from racecert.model.radicals import RadicalSum
@@ -131,3 +131,46 @@ def test_radicand_rows_are_exact_lengths(paths: list[list[tuple[int, int]]]) -> 
     for a, ra in zip(sums, rows, strict=True):
         for b, rb in zip(sums, rows, strict=True):
             assert (a == b) == bool((ra == rb).all())
+
+
+_MOVE = st.tuples(st.integers(-9, 9), st.integers(-9, 9))
+
+
+@given(st.lists(st.lists(_MOVE, min_size=1, max_size=6), min_size=1, max_size=6), st.data())
+def test_sparse_terms_are_exact_lengths(columns: list[list[tuple[int, int]]],
+                                        data: st.DataObject) -> None:
+    """`_extend_terms` (the DP's exact values, layer by layer): after every layer, each
+    state's (integer part, sparse irrational row) is the exact length (`RadicalSum`) of the
+    moves along its representatives, and two states' rows are equal exactly when their
+    lengths are. Layer t's states are `columns[t]`'s moves, each extending a drawn state
+    of layer t - 1."""
+    rad = _Radicands(np.array([vx * vx + vy * vy for c in columns for vx, vy in c],
+                              dtype=np.int64))
+    none = len(rad.radicands)
+    ip = np.zeros(1, dtype=np.int64)
+    ic, ik = np.zeros((1, 0), dtype=np.int16), np.zeros((1, 0), dtype=np.int16)
+    lengths = [RadicalSum.zero()]
+    for moves in columns:
+        pred = np.array(data.draw(st.lists(st.integers(0, len(lengths) - 1),
+                                           min_size=len(moves), max_size=len(moves))),
+                        dtype=np.int64)
+        col, k = rad.of(np.array([vx * vx + vy * vy for vx, vy in moves], dtype=np.int64))
+        n, w = len(moves), ic.shape[1] + 1
+        out = (np.empty(n, dtype=np.int64), np.empty((n, w), dtype=ic.dtype),
+               np.empty((n, w), dtype=ik.dtype))
+        widest = _extend_terms(ip, ic, ik, pred, col, k, *out, none)
+        ip, ic, ik = out
+        assert widest <= w and (ic[:, widest:] == none).all()
+        lengths = [lengths[p] + RadicalSum.of_vector(vx, vy)
+                   for p, (vx, vy) in zip(pred.tolist(), moves, strict=True)]
+        for r, length in enumerate(lengths):
+            cols = ic[r][ic[r] != none]
+            assert (np.diff(cols) > 0).all()  # ascending: one row per value
+            terms = [(rad.radicands[c], kk) for c, kk in zip(ic[r].tolist(), ik[r].tolist(),
+                                                             strict=True) if c != none]
+            assert RadicalSum.from_terms([*terms, (1, int(ip[r]))]) == length
+        for a in range(n):
+            for b in range(n):
+                equal_rows = (ip[a] == ip[b] and (ic[a] == ic[b]).all()
+                              and (ik[a] == ik[b]).all())
+                assert equal_rows == (lengths[a] == lengths[b])
