@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -43,8 +43,9 @@ from racecert.model.states import StateCodec
 from racecert.model.track import Track
 from racecert.oracle.backward import candidate_sources
 from racecert.oracle.counts import (
+    ArrivalCounts,
     count_bound,
-    crt_rows,
+    crt_counts,
     layered_counts,
     primes_for_bound,
     sum_residues,
@@ -90,7 +91,8 @@ class BfsResult:
     """What the oracle found. Counts are exact Python ints.
 
     `arrival_counts[i]` is the number of optimal trajectories whose last move is
-    arriving move i of the DAG (`dag.arrive_src[i]`, `dag.arrive_state` row i).
+    arriving move i of the DAG (`dag.arrive_src[i]`, `dag.arrive_state` row i): a
+    sequence of Python ints, held as one int64 array where they fit (`ArrivalCounts`).
     """
 
     mode: Mode
@@ -103,7 +105,7 @@ class BfsResult:
     depth_explored: int
     bounded: bool
     seconds: float
-    arrival_counts: tuple[int, ...] = ()
+    arrival_counts: ArrivalCounts = field(default_factory=ArrivalCounts)
 
     @property
     def final_states(self) -> int:
@@ -315,7 +317,7 @@ def _runs(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src: np.ndarray,
             a_state: StateArrays, m_star: int, first: StateArrays, k: int, mode: Mode
-            ) -> tuple[OptimalDag, list[int], tuple[int, ...]]:
+            ) -> tuple[OptimalDag, list[int], ArrivalCounts]:
     """The optimal DAG by a backward pass that recomputes its moves, then exact counts."""
     last = m_star - 1
     # the arrivals come in the forward pass's order: their sources ascend
@@ -340,5 +342,4 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
     rows = residues[last][arrive_src]
     counts = sum_residues(rows, final_idx, len(ukeys), primes)
     dag = OptimalDag(layers, dag_edges, arrive_src, final_idx, a_state, finals)
-    per_arrival = tuple(crt_rows(rows, primes))
-    return dag, counts, per_arrival
+    return dag, counts, crt_counts(rows, primes)

@@ -163,8 +163,7 @@ def continuity(track: Track, bfs: BfsResult, aptitude: LapAptitude | None = None
     counts = bfs.arrival_counts
     if len(counts) != n:
         raise ValueError("bfs.arrival_counts must be aligned with the DAG's arriving moves")
-    c_race = sum(c for c, ok in zip(counts, race, strict=True) if ok)
-    c_editor = sum(c for c, ok in zip(counts, editor, strict=True) if ok)
+    c_race, c_editor = counts.total(both[:n]), counts.total(both[n:])
     percent = Fraction(c_race, bfs.optimal_count)
     if any(race):
         return Continuity(True, race, editor, c_race, c_editor, percent, None, None,

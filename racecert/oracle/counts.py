@@ -10,7 +10,7 @@ ints.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 
 import numpy as np
@@ -96,6 +96,22 @@ def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
     >>> crt_rows(np.array([[2, 3], [0, 0], [4, 6]]), [5, 7])
     [17, 0, 34]
     """
+    values = _crt_values(rows, primes)
+    return values.tolist() if isinstance(values, np.ndarray) else values
+
+
+def crt_counts(rows: np.ndarray, primes: Sequence[int]) -> ArrivalCounts:
+    """`crt_rows` as `ArrivalCounts`: an int64 array where every value fits one.
+
+    >>> c = crt_counts(np.array([[2, 3], [0, 0], [4, 6]]), [5, 7])
+    >>> list(c), c[2], c.compact
+    ([17, 0, 34], 34, True)
+    """
+    return ArrivalCounts(_crt_values(rows, primes))
+
+
+def _crt_values(rows: np.ndarray, primes: Sequence[int]) -> np.ndarray | list[int]:
+    """`crt` of every row: an int64 array where every value fits one, else Python ints."""
     k = len(primes)
     rows = np.ascontiguousarray(np.asarray(rows, dtype=np.int64).reshape(len(rows), k))
     p = np.array(primes, dtype=np.int64)
@@ -112,13 +128,71 @@ def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
         acc = digits[:, 0].copy()
         for j in range(1, used):
             acc += digits[:, j] * math.prod(primes[:j])
-        return acc.tolist()
+        return acc
     out = [0] * len(rows)
     factor = 1
     for j in range(k):
         out = [o + int(x) * factor for o, x in zip(out, digits[:, j].tolist(), strict=True)]
         factor *= primes[j]
     return out
+
+
+class ArrivalCounts(Sequence[int]):
+    """Exact counts, one per arriving move of a DAG, read as Python ints.
+
+    Kept as an int64 array where every count fits one (`compact`: 8 bytes a count; a
+    large open area has millions of arriving moves, and a Python int costs about 36
+    bytes with its pointer), else as a tuple of Python ints. Equal to any sequence of
+    the same ints.
+
+    >>> c = ArrivalCounts(np.array([3, 0, 5]))
+    >>> c == (3, 0, 5), sum(c), c.total(np.array([True, False, True])), type(c[0])
+    (True, 8, 8, <class 'int'>)
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: np.ndarray | Sequence[int] = ()) -> None:
+        self._values: np.ndarray | tuple[int, ...] = (
+            values if isinstance(values, np.ndarray) else tuple(values))
+
+    @property
+    def compact(self) -> bool:
+        """Whether the counts are held as an int64 array."""
+        return isinstance(self._values, np.ndarray)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+        if isinstance(i, slice):
+            return ArrivalCounts(self._values[i])
+        return int(self._values[i])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._values.tolist() if isinstance(self._values, np.ndarray)
+                    else self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other,
+                                                                      strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ArrivalCounts({list(self)[:8]}{', ...' if len(self) > 8 else ''})"
+
+    def total(self, mask: np.ndarray | Sequence[bool] | None = None) -> int:
+        """The exact sum of the counts (where `mask`, aligned with them, is true)."""
+        v = self._values
+        if mask is None:
+            return sum(v.tolist()) if isinstance(v, np.ndarray) else sum(v)
+        m = np.asarray(mask, dtype=bool)
+        if isinstance(v, np.ndarray):
+            return sum(v[m].tolist())  # Python ints: the sum may pass 2^63
+        return sum(c for c, ok in zip(v, m.tolist(), strict=True) if ok)
 
 
 @njit(cache=True, nogil=True)
