@@ -49,15 +49,18 @@ def dag_moves(dag: OptimalDag, width: int, height: int) -> np.ndarray:
     One key per move (start position, new velocity) instead of an (n, 4) array:
     a 1-D `np.unique` is several times faster than `np.unique(axis=0)` on the
     hundreds of thousands of moves of a large open track.
+    Each layer's keys are made distinct before they are gathered (many moves of a layer
+    share a start and a new velocity), so no array of every move is ever built.
     """
     parts = []
     for t, (src, dst) in enumerate(dag.edges):
         a, b = dag.layers[t], dag.layers[t + 1]
-        parts.append(move_keys(a.x[src], a.y[src], b.vx[dst], b.vy[dst], width, height))
+        parts.append(unique_sorted(move_keys(a.x[src], a.y[src], b.vx[dst], b.vy[dst], width,
+                                             height)))
     a = dag.layers[-1]
     s = dag.arrive_src
-    parts.append(move_keys(a.x[s], a.y[s], dag.arrive_state.vx, dag.arrive_state.vy,
-                           width, height))
+    parts.append(unique_sorted(move_keys(a.x[s], a.y[s], dag.arrive_state.vx,
+                                         dag.arrive_state.vy, width, height)))
     return unique_sorted(np.concatenate(parts))
 
 

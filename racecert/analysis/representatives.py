@@ -19,8 +19,8 @@ analysis). Equal values are equal rows; values whose irrational terms agree are
 ordered by their integer parts (all the tied states of a layer at once: on a
 corridor almost every move and tie is of integer length), and only values whose
 irrational terms differ and that floats cannot order go to the certified
-`RadicalSum` comparison. Only the layer being extended is kept: the arrivals'
-values are rebuilt along their representatives when `select` needs them.
+`RadicalSum` comparison. Only the layer being extended is kept, and only one of
+the two passes is alive at a time.
 
 Representative (deterministic, documented in docs/report.md): among tied
 trajectories, the lexicographically smallest sequence of accelerations, each
@@ -87,10 +87,10 @@ def _norm(vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
 
 
 class _Radicands:
-    """The exact lengths of a DAG's moves as integer rows: column 0 counts 1, column c > 0
-    counts sqrt(d_c) for the square-free radicands d_c of the moves' lengths (a few dozen
-    on a track), so a sum of moves is a row of integers, two sums are equal exactly when
-    their rows are, and two whose radicand columns agree are ordered by column 0."""
+    """The square-free radicands of a DAG's move lengths as columns: column 0 counts 1,
+    column c > 0 counts sqrt(d_c), so a sum of moves is a row of integer coefficients
+    (kept sparse by `_extend_terms`), two sums are equal exactly when their rows are, and
+    two whose radicand columns agree are ordered by column 0."""
 
     def __init__(self, n2: np.ndarray) -> None:
         self.n2 = np.unique(n2)
@@ -109,10 +109,6 @@ class _Radicands:
         its length adds."""
         i = np.searchsorted(self.n2, n2)
         return self.col[i], self.k[i]
-
-    def value(self, row: np.ndarray) -> RadicalSum:
-        """The exact length of one row."""
-        return RadicalSum.from_terms(zip(self.radicands, row.tolist(), strict=True))
 
 
 @njit(cache=True, nogil=True)
@@ -150,6 +146,35 @@ def _extend_terms(ip, ic, ik, pred, col, k, out_ip, out_ic, out_ik, none):
     return widest
 
 
+CHUNK_EDGES = 1 << 20
+"""A layer's moves are taken this many at a time (rounded to whole groups of moves into one
+state), so the DP's temporaries over moves (a dozen arrays) stay bounded however wide the
+layer (a large open area has tens of millions of moves into a layer)."""
+
+
+def _dst_chunks(dst: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """Ranges of `dst` of about `size` entries that split no group of equal values: `dst`
+    ascends (the BFS lists a layer's moves by target state); where it does not, one range.
+
+    >>> _dst_chunks(np.array([0, 0, 1, 1, 1, 2, 3, 3]), 3)
+    [(0, 2), (2, 5), (5, 8)]
+    """
+    if len(dst) <= size or bool(np.any(dst[1:] < dst[:-1])):
+        return [(0, len(dst))]
+    cuts = [0]
+    pos = size
+    while pos < len(dst):
+        c = int(np.searchsorted(dst, dst[pos], "left"))
+        if c <= cuts[-1]:  # one group longer than a chunk: it ends the chunk
+            c = int(np.searchsorted(dst, dst[pos], "right"))
+        if c >= len(dst):
+            break
+        cuts.append(c)
+        pos = c + size
+    cuts.append(len(dst))
+    return list(zip(cuts[:-1], cuts[1:], strict=True))
+
+
 class _Pass:
     """One forward DP (sign +1: minimum, -1: maximum) over the DAG layers."""
 
@@ -160,12 +185,14 @@ class _Pass:
         layers = dag.layers
         self.f = [np.zeros(1)]
         self.count = [np.array([1], dtype=object)]
-        self.rank = [np.zeros(1, dtype=np.int64)]
-        self.pred: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
-        self.acc: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
-        # the exact extreme lengths of the layer being extended only (dropped after the last
-        # layer: `select` rebuilds the few it needs): the integer parts, and the irrational
-        # terms as sparse rows (radicand columns ascending, `none` padding; coefficients)
+        # per layer: the representative's source (int32: a layer holds < 2^31 states), the
+        # rank of its trajectory, its last acceleration (`_acc_index` < 2^15)
+        self.rank = [np.zeros(1, dtype=np.int32)]
+        self.pred: list[np.ndarray] = [np.full(1, -1, dtype=np.int32)]
+        self.acc: list[np.ndarray] = [np.full(1, -1, dtype=np.int16)]
+        # the exact extreme lengths of the layer being extended only (the last one's stay for
+        # `select`): the integer parts, and the irrational terms as sparse rows (radicand
+        # columns ascending, `none` padding; coefficients)
         self.none = len(rad.radicands)
         cdt = np.int16 if self.none < np.iinfo(np.int16).max else np.int32
         self.ip: np.ndarray | None = np.zeros(1, dtype=np.int64)
@@ -173,25 +200,22 @@ class _Pass:
         self.ik: np.ndarray | None = np.zeros((1, 0), dtype=dtype)
         for t, (src, dst) in enumerate(dag.edges):
             n = len(layers[t + 1])
-            a, b = layers[t], layers[t + 1]
-            acc = _acc_index(b.vx[dst] - a.vx[src], b.vy[dst] - a.vy[src])
-            n2 = _n2(b.vx, b.vy)
-            cand = self.f[t][src] + np.sqrt(n2.astype(np.float64))[dst]
-            winners, best = self._winners(src, dst, cand, n)
+            n2 = _n2(layers[t + 1].vx, layers[t + 1].vy)
+            norm = np.sqrt(n2.astype(np.float64))
             count = np.zeros(n, dtype=object)
-            np.add.at(count, dst[winners], self.count[t][src[winners]])
-            # representative: smallest (source rank, acceleration) among winners
-            w = np.nonzero(winners)[0]
-            order = np.lexsort((acc[w], self.rank[t][src[w]], dst[w]))
-            w = w[order]
-            first = np.unique(dst[w], return_index=True)[1]
-            chosen = w[first]
-            pred = np.empty(n, dtype=np.int64)
-            pacc = np.empty(n, dtype=np.int64)
-            pred[dst[chosen]] = src[chosen]
-            pacc[dst[chosen]] = acc[chosen]
-            rank = np.empty(n, dtype=np.int64)
-            rank[np.lexsort((pacc, self.rank[t][pred]))] = np.arange(n)
+            pred = np.empty(n, dtype=np.int32)
+            pacc = np.empty(n, dtype=np.int16)
+            chunks = _dst_chunks(dst, CHUNK_EDGES)
+            if len(chunks) == 1:  # the whole layer (most layers)
+                best = self._moves_into(t, src, dst, 0, n, norm, count, pred, pacc)
+            else:
+                best = np.empty(n)
+                for e0, e1 in chunks:
+                    d0, m = int(dst[e0]), int(dst[e1 - 1] - dst[e0]) + 1
+                    best[d0: d0 + m] = self._moves_into(t, src[e0:e1], dst[e0:e1] - d0, d0, m,
+                                                        norm, count, pred, pacc)
+            rank = np.empty(n, dtype=np.int32)
+            rank[np.lexsort((pacc, self.rank[t][pred]))] = np.arange(n, dtype=np.int32)
             # the exact extreme lengths of layer t + 1: the representatives' (one row each)
             self._extend(pred, *rad.of(n2))
             self.f.append(best)
@@ -199,7 +223,27 @@ class _Pass:
             self.rank.append(rank)
             self.pred.append(pred)
             self.acc.append(pacc)
-        self.ip = self.ic = self.ik = None
+
+    def _moves_into(self, t: int, src: np.ndarray, d: np.ndarray, d0: int, m: int,
+                    norm: np.ndarray, count: np.ndarray, pred: np.ndarray, pacc: np.ndarray
+                    ) -> np.ndarray:
+        """Layer t + 1's tie counts and representatives (into count, pred, pacc) for its
+        states d0 ... d0 + m - 1, from every move into them: sources `src` and targets
+        d0 + `d` (a chunk of `_dst_chunks`); `norm` is each layer t + 1 state's move
+        length. Returns those states' float extremes."""
+        a, b = self.dag.layers[t], self.dag.layers[t + 1]
+        dst = d + d0 if d0 else d
+        acc = _acc_index(b.vx[dst] - a.vx[src], b.vy[dst] - a.vy[src])
+        cand = self.f[t][src] + norm[dst]
+        winners, best = self._winners(src, d, cand, m)
+        np.add.at(count[d0: d0 + m], d[winners], self.count[t][src[winners]])
+        # representative: smallest (source rank, acceleration) among winners
+        w = np.nonzero(winners)[0]
+        w = w[np.lexsort((acc[w], self.rank[t][src[w]], d[w]))]
+        chosen = w[np.unique(d[w], return_index=True)[1]]
+        pred[dst[chosen]] = src[chosen]
+        pacc[dst[chosen]] = acc[chosen]
+        return best
 
     def _extend(self, pred: np.ndarray, col: np.ndarray, k: np.ndarray) -> None:
         """The next layer's exact lengths: each state's representative's plus its move (of
@@ -222,18 +266,17 @@ class _Pass:
                                                               strict=True) if c != self.none]
         return RadicalSum.from_terms([*terms, (1, int(ip[r]))])
 
-    def _rows_at(self, t: int, idx: np.ndarray) -> np.ndarray:
-        """The rows (exact extreme lengths) of the states `idx` of layer t, rebuilt along
-        their representatives (`pred`): the sum of the moves into each state on the way."""
-        layers = self.dag.layers
-        rows = np.zeros((len(idx), len(self.rad.radicands)), dtype=self.dtype)
-        at = np.arange(len(idx))
-        i = idx
-        for s in range(t, 0, -1):
-            col, k = self.rad.of(_n2(layers[s].vx[i], layers[s].vy[i]))
-            rows[at, col] += k.astype(self.dtype)
-            i = self.pred[s][i]
-        return rows
+    def _plus_moves(self, rows: np.ndarray, n2: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The exact lengths of the last layer's states `rows`, each plus one move of
+        squared length n2 (the arriving moves), as sparse rows (ip, ic, ik)."""
+        assert self.ip is not None and self.ic is not None and self.ik is not None
+        n, w = len(rows), self.ic.shape[1] + 1
+        out = (np.empty(n, dtype=np.int64), np.empty((n, w), dtype=self.ic.dtype),
+               np.empty((n, w), dtype=self.ik.dtype))
+        _extend_terms(self.ip, self.ic, self.ik, rows.astype(np.int32), *self.rad.of(n2), *out,
+                      self.none)
+        return out
 
     def _extremes(self, ip: np.ndarray, irrational: tuple[np.ndarray, ...],
                   value: Callable[[int], RadicalSum], group: np.ndarray, n_groups: int
@@ -300,33 +343,35 @@ class _Pass:
         """The extreme among arrivals with `eligible[i]` (all when None); None if none.
 
         `start` and `velocity` are the position and velocity of the DAG's initial state.
+        The arrivals' float lengths are taken a chunk at a time (a large open area has
+        millions of arriving moves); only those within the float error of the extreme
+        are looked at further.
         """
         dag = self.dag
         last = len(dag.layers) - 1
-        mask = np.ones(len(dag.arrive_src), dtype=bool) if eligible is None else eligible
-        idx = np.nonzero(mask)[0]
-        if not len(idx):
+        rows_all = (np.arange(len(dag.arrive_src)) if eligible is None
+                    else np.flatnonzero(eligible))
+        if not len(rows_all):
             return None
-        src = dag.arrive_src[idx]
+        s = self.sign
+        ext_f = min(float(np.min(s * self._arrival_lengths(rows_all[lo: lo + CHUNK_EDGES])))
+                    for lo in range(0, len(rows_all), CHUNK_EDGES))
+        tol = 2 * float_error(abs(ext_f) + 1.0)
+        near_rows = []
+        for lo in range(0, len(rows_all), CHUNK_EDGES):
+            rows = rows_all[lo: lo + CHUNK_EDGES]
+            near_rows.append(rows[s * self._arrival_lengths(rows) - ext_f <= tol])
+        rows = np.concatenate(near_rows)
+        src = dag.arrive_src[rows]
         st = dag.arrive_state
         a = dag.layers[last]
-        vx, vy = st.vx[idx], st.vy[idx]
-        # the arriving move runs from its source to where the run ends: p + v', or on a
-        # cell-path track the goal cell its walk reached (docs/rules.md section 10)
-        ex, ey = st.x[idx].astype(np.int64), st.y[idx].astype(np.int64)
-        dx, dy = ex - a.x[src], ey - a.y[src]
-        cand = self.f[last][src] + _norm(dx, dy)
-        s = self.sign
-        ext_f = float(s * np.min(s * cand))
-        near = np.nonzero(s * (cand - ext_f) <= 2 * float_error(abs(ext_f) + 1.0))[0]
-        vals = self._rows_at(last, src[near])
-        col, k = self.rad.of(dx[near] ** 2 + dy[near] ** 2)
-        vals[np.arange(len(near)), col] += k.astype(self.dtype)
-        best = self._extremes(vals[:, 0], (vals[:, 1:],), lambda r: self.rad.value(vals[r]),
-                              np.zeros(len(near), dtype=np.int64), 1)
-        win = near[best].tolist()
+        dx, dy = self._arrival_moves(rows)
+        ip, ic, ik = self._plus_moves(src, dx ** 2 + dy ** 2)
+        best = self._extremes(ip, (ic, ik), lambda r: self._sparse_value(r, ip, ic, ik),
+                              np.zeros(len(rows), dtype=np.int64), 1)
+        win = np.flatnonzero(best).tolist()
         ties = sum((self.count[last][int(src[r])] for r in win), 0)
-        acc = _acc_index(vx - a.vx[src], vy - a.vy[src])
+        acc = _acc_index(st.vx[rows] - a.vx[src], st.vy[rows] - a.vy[src])
         r_best = min(win, key=lambda r: (int(self.rank[last][int(src[r])]), int(acc[r])))
         accs = [int(acc[r_best])]
         i = int(src[r_best])
@@ -340,7 +385,22 @@ class _Pass:
         px, py = traj.positions[-2]
         traj = Trajectory((*traj.positions[:-1], (px + int(dx[r_best]), py + int(dy[r_best]))),
                           traj.accelerations)
-        return Extreme(self.rad.value(vals[int(np.nonzero(best)[0][0])]), int(ties), traj)
+        length = self._sparse_value(win[0], ip, ic, ik)
+        return Extreme(length, int(ties), traj)
+
+    def _arrival_moves(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The displacement of arriving moves `rows`: from its source to where the run ends
+        (p + v', or on a cell-path track the goal cell its walk reached: docs/rules.md
+        section 10)."""
+        dag = self.dag
+        src, st, a = dag.arrive_src[rows], dag.arrive_state, dag.layers[-1]
+        return (st.x[rows].astype(np.int64) - a.x[src],
+                st.y[rows].astype(np.int64) - a.y[src])
+
+    def _arrival_lengths(self, rows: np.ndarray) -> np.ndarray:
+        """The float lengths of the trajectories extreme up to arriving moves `rows`."""
+        dx, dy = self._arrival_moves(rows)
+        return self.f[-1][self.dag.arrive_src[rows]] + _norm(dx, dy)
 
 
 @dataclass(frozen=True)
@@ -371,16 +431,21 @@ class RepresentativeDP:
         # every entry is at most (moves) x (the longest move): the narrowest integers that
         # hold it (the rows are copied layer by layer)
         top = (len(layers) + 1) * (math.isqrt(int(n2.max(initial=0))) + 1)
-        dtype = next(d for d in (np.int16, np.int32, np.int64) if top < np.iinfo(d).max)
-        self._min = _Pass(dag, +1, rad, dtype)
-        self._max = _Pass(dag, -1, rad, dtype)
+        self.dag, self.rad = dag, rad
+        self.dtype = next(d for d in (np.int16, np.int32, np.int64) if top < np.iinfo(d).max)
 
     def select(self, eligible: Sequence[bool] | np.ndarray | None = None
                ) -> Representatives | None:
-        """Green and blue among arrivals with `eligible[i]` (aligned with dag.arrive_src)."""
+        """Green and blue among arrivals with `eligible[i]` (aligned with dag.arrive_src).
+
+        Runs the two passes one after the other, each dropped once its extreme is chosen,
+        so only one pass's per-state arrays are alive at a time (on a large open area they
+        are hundreds of megabytes); every call runs them again."""
         mask = None if eligible is None else np.asarray(eligible, dtype=bool)
-        g = self._min.select(mask, self.start, self.velocity)
-        b = self._max.select(mask, self.start, self.velocity)
-        if g is None or b is None:
+        g = _Pass(self.dag, +1, self.rad, self.dtype).select(mask, self.start, self.velocity)
+        if g is None:
+            return None
+        b = _Pass(self.dag, -1, self.rad, self.dtype).select(mask, self.start, self.velocity)
+        if b is None:
             return None
         return Representatives(g, b)

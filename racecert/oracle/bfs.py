@@ -339,7 +339,8 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
     sizes = [len(layer) for layer in layers]
     primes = primes_for_bound(count_bound(sizes, dag_edges))  # layer 0: one path each
     residues = layered_counts(sizes, list(dag_edges), primes)
-    rows = residues[last][arrive_src]
-    counts = sum_residues(rows, final_idx, len(ukeys), primes)
+    # an arriving move is one move from its source: as many trajectories end with it as
+    # reach its source, so the CRT runs once per last-layer state, not once per arrival
+    counts = sum_residues(residues[last], final_idx, len(ukeys), primes, rows_of=arrive_src)
     dag = OptimalDag(layers, dag_edges, arrive_src, final_idx, a_state, finals)
-    return dag, counts, crt_counts(rows, primes)
+    return dag, counts, crt_counts(residues[last], primes).take(arrive_src)

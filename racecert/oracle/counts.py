@@ -101,7 +101,8 @@ def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
 
 
 def crt_counts(rows: np.ndarray, primes: Sequence[int]) -> ArrivalCounts:
-    """`crt_rows` as `ArrivalCounts`: an int64 array where every value fits one.
+    """`crt_rows` as `ArrivalCounts`: an int64 array where the values provably fit one (the
+    primes their Garner digits use multiply to at most 2^63), else Python ints.
 
     >>> c = crt_counts(np.array([[2, 3], [0, 0], [4, 6]]), [5, 7])
     >>> list(c), c[2], c.compact
@@ -140,7 +141,7 @@ def _crt_values(rows: np.ndarray, primes: Sequence[int]) -> np.ndarray | list[in
 class ArrivalCounts(Sequence[int]):
     """Exact counts, one per arriving move of a DAG, read as Python ints.
 
-    Kept as an int64 array where every count fits one (`compact`: 8 bytes a count; a
+    Kept as an int64 array where the counts fit one (`compact`: 8 bytes a count; a
     large open area has millions of arriving moves, and a Python int costs about 36
     bytes with its pointer), else as a tuple of Python ints. Equal to any sequence of
     the same ints.
@@ -183,6 +184,17 @@ class ArrivalCounts(Sequence[int]):
 
     def __repr__(self) -> str:
         return f"ArrivalCounts({list(self)[:8]}{', ...' if len(self) > 8 else ''})"
+
+    def take(self, idx: np.ndarray) -> ArrivalCounts:
+        """The counts at the indices `idx`, in their order.
+
+        >>> list(ArrivalCounts(np.array([3, 0, 5])).take(np.array([2, 2, 0])))
+        [5, 5, 3]
+        """
+        v = self._values
+        if isinstance(v, np.ndarray):
+            return ArrivalCounts(v[idx])
+        return ArrivalCounts(v[i] for i in idx.tolist())
 
     def total(self, mask: np.ndarray | Sequence[bool] | None = None) -> int:
         """The exact sum of the counts (where `mask`, aligned with them, is true)."""
@@ -291,10 +303,13 @@ def count_bound(sizes: Sequence[int], edges: Sequence[tuple[np.ndarray, np.ndarr
 
 
 def sum_residues(rows: np.ndarray, groups: np.ndarray, n_groups: int,
-                 primes: Sequence[int]) -> list[int]:
-    """Exact per-group sums of residue rows, as Python ints (CRT)."""
+                 primes: Sequence[int], rows_of: np.ndarray | None = None) -> list[int]:
+    """Exact per-group sums of residue rows, as Python ints (CRT): row i is in group
+    groups[i], or, with `rows_of`, the i-th summand is row rows_of[i] (no gathered copy
+    of the rows: one column at a time)."""
     per_prime = [
-        np.bincount(groups, weights=rows[:, j].astype(np.float64), minlength=n_groups)
+        np.bincount(groups, weights=(rows[:, j] if rows_of is None else rows[rows_of, j])
+                    .astype(np.float64), minlength=n_groups)
         .astype(np.int64) % primes[j]
         for j in range(len(primes))
     ]

@@ -112,27 +112,6 @@ def test_random_rooms(data: bytes) -> None:
     check(t)
 
 
-@given(st.lists(st.lists(st.tuples(st.integers(-9, 9), st.integers(-9, 9)), max_size=8),
-                min_size=1, max_size=8))
-def test_radicand_rows_are_exact_lengths(paths: list[list[tuple[int, int]]]) -> None:
-    """`_Radicands` rows: each path's row is its exact length (`RadicalSum`), and two rows
-    are equal exactly when the lengths are."""
-    moves = [m for p in paths for m in p] or [(1, 0)]
-    rad = _Radicands(np.array([vx * vx + vy * vy for vx, vy in moves], dtype=np.int64))
-    rows, sums = [], []
-    for p in paths:
-        row = np.zeros(len(rad.radicands), dtype=np.int64)
-        for vx, vy in p:
-            col, k = rad.of(np.array([vx * vx + vy * vy], dtype=np.int64))
-            row[col[0]] += k[0]
-        rows.append(row)
-        sums.append(sum((RadicalSum.of_vector(vx, vy) for vx, vy in p), RadicalSum.zero()))
-        assert rad.value(row) == sums[-1]
-    for a, ra in zip(sums, rows, strict=True):
-        for b, rb in zip(sums, rows, strict=True):
-            assert (a == b) == bool((ra == rb).all())
-
-
 _MOVE = st.tuples(st.integers(-9, 9), st.integers(-9, 9))
 
 
@@ -153,7 +132,7 @@ def test_sparse_terms_are_exact_lengths(columns: list[list[tuple[int, int]]],
     for moves in columns:
         pred = np.array(data.draw(st.lists(st.integers(0, len(lengths) - 1),
                                            min_size=len(moves), max_size=len(moves))),
-                        dtype=np.int64)
+                        dtype=np.int32)
         col, k = rad.of(np.array([vx * vx + vy * vy for vx, vy in moves], dtype=np.int64))
         n, w = len(moves), ic.shape[1] + 1
         out = (np.empty(n, dtype=np.int64), np.empty((n, w), dtype=ic.dtype),
@@ -174,3 +153,24 @@ def test_sparse_terms_are_exact_lengths(columns: list[list[tuple[int, int]]],
                 equal_rows = (ip[a] == ip[b] and (ic[a] == ic[b]).all()
                               and (ik[a] == ik[b]).all())
                 assert equal_rows == (lengths[a] == lengths[b])
+
+
+def test_moves_taken_in_chunks_give_the_same_extremes(monkeypatch) -> None:
+    """The DP takes a layer's moves a chunk at a time (`CHUNK_EDGES`, whole groups of moves
+    into one state): chunks of a few moves give the same green and blue (lengths, ties,
+    trajectories) as one chunk per layer, and the module's doctests hold."""
+    import doctest
+
+    from racecert.analysis import representatives
+
+    failures, tries = doctest.testmod(representatives)
+    assert tries > 0 and failures == 0
+    for name in ("tracks/ocho.toml", "tracks/llanura.toml"):
+        bfs = layered_bfs(load_track(name), "exact")
+        start = load_track(name).car.position
+        whole = RepresentativeDP(bfs.dag, start).select()
+        monkeypatch.setattr(representatives, "CHUNK_EDGES", 7)
+        assert representatives._dst_chunks(bfs.dag.edges[-1][1], 7)[1:]  # several chunks
+        small = RepresentativeDP(bfs.dag, start).select()
+        monkeypatch.undo()
+        assert small == whole

@@ -433,3 +433,29 @@ def test_crt_rows_matches_scalar_crt() -> None:
         rows = np.array([[v % p for p in primes] for v in group], dtype=np.int64)
         assert crt_rows(rows, primes) == group
         assert [crt([int(r) for r in row], primes) for row in rows] == group
+
+
+def test_arrival_counts_in_both_forms() -> None:
+    """`crt_counts` and `ArrivalCounts` (the BFS's per-arrival counts): an int64 array
+    where every count fits, Python ints where one does not; either way the same ints,
+    gathered (`take`) and summed under a mask exactly (sums past 2^63 included), and the
+    module's doctests hold."""
+    import doctest
+
+    import numpy as np
+
+    from racecert.oracle import counts
+    from racecert.oracle.counts import ArrivalCounts, crt_counts, primes_below_2_31
+
+    primes = primes_below_2_31(4)
+    for group, compact in (([5, 7, 2**40], True), ([5, 2**62, 2**63 + 5], False)):
+        rows = np.array([[v % p for p in primes] for v in group], dtype=np.int64)
+        c = crt_counts(rows, primes)
+        assert c.compact == compact and c == group and list(c) == group
+        assert all(type(x) is int for x in c) and len(c) == 3
+        idx = np.array([2, 0, 2])
+        assert c.take(idx) == [group[2], group[0], group[2]]
+        assert c.total() == sum(group) and c.total([True, False, True]) == group[0] + group[2]
+    assert ArrivalCounts(np.array([1, 2])) != (1, 3)
+    failures, tries = doctest.testmod(counts)
+    assert tries > 0 and failures == 0
