@@ -70,7 +70,8 @@ class OptimalDag:
     initial state). `edges[t] = (src, dst)` index moves from `layers[t]` to
     `layers[t+1]`. The arriving moves leave `layers[m*-1]`: `arrive_src[i]` is
     the source index of arriving move i and `arrive_final[i]` the index of its
-    final state in `final_states`.
+    final state in `final_states`. The indices are int32 (a layer holds fewer than
+    2^31 states; a large DAG has tens of millions of moves).
     """
 
     layers: tuple[StateArrays, ...]
@@ -322,11 +323,13 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
     last = m_star - 1
     # the arrivals come in the forward pass's order: their sources ascend
     kept_last, arrive_src = _runs(a_src)
+    arrive_src = arrive_src.astype(np.int32)
     kept = [kept_last]  # sorted kept indices, from t = last down
     moves: list[tuple[np.ndarray, np.ndarray]] = []
     for t in range(last - 1, -1, -1):
         sources, src, dst = _moves_into(codec, rules, keys, t, kept[-1], first, k, mode)
-        moves.append((src, dst))
+        # int32: a layer holds < 2^31 states, and a large DAG has tens of millions of moves
+        moves.append((src.astype(np.int32), dst.astype(np.int32)))
         kept.append(sources)
     kept.reverse()
     moves.reverse()
@@ -335,6 +338,7 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
     dag_edges = tuple(moves)
     fkeys = codec.kinematic(a_state)
     ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
+    final_idx = final_idx.astype(np.int32)
     finals = a_state.take(first_idx)
     sizes = [len(layer) for layer in layers]
     primes = primes_for_bound(count_bound(sizes, dag_edges))  # layer 0: one path each
