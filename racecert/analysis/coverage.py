@@ -38,6 +38,10 @@ class Coverage:
         return Fraction(len(self.cells), self.drivable)
 
 
+CHUNK = 1 << 20
+"""Moves keyed at a time (`dag_moves`): a large open area has tens of millions."""
+
+
 def drivable_cells(track: Track) -> int:
     """Number of cells (x, y) drivable in at least one layer."""
     return int(track.surface_arrays.drivable.any(axis=0).sum())
@@ -49,18 +53,22 @@ def dag_moves(dag: OptimalDag, width: int, height: int) -> np.ndarray:
     One key per move (start position, new velocity) instead of an (n, 4) array:
     a 1-D `np.unique` is several times faster than `np.unique(axis=0)` on the
     hundreds of thousands of moves of a large open track.
-    Each layer's keys are made distinct before they are gathered (many moves of a layer
-    share a start and a new velocity), so no array of every move is ever built.
+    The keys are made distinct `CHUNK` moves at a time before they are gathered (many
+    moves of a layer share a start and a new velocity), so no array of every move, or of
+    a whole wide layer's, is ever built.
     """
     parts = []
     for t, (src, dst) in enumerate(dag.edges):
         a, b = dag.layers[t], dag.layers[t + 1]
-        parts.append(unique_sorted(move_keys(a.x[src], a.y[src], b.vx[dst], b.vy[dst], width,
-                                             height)))
-    a = dag.layers[-1]
-    s = dag.arrive_src
-    parts.append(unique_sorted(move_keys(a.x[s], a.y[s], dag.arrive_state.vx,
-                                         dag.arrive_state.vy, width, height)))
+        for lo in range(0, len(src), CHUNK):
+            s, d = src[lo: lo + CHUNK], dst[lo: lo + CHUNK]
+            parts.append(unique_sorted(move_keys(a.x[s], a.y[s], b.vx[d], b.vy[d], width,
+                                                 height)))
+    a, arr = dag.layers[-1], dag.arrive_state
+    for lo in range(0, len(dag.arrive_src), CHUNK):
+        s = dag.arrive_src[lo: lo + CHUNK]
+        parts.append(unique_sorted(move_keys(a.x[s], a.y[s], arr.vx[lo: lo + CHUNK],
+                                             arr.vy[lo: lo + CHUNK], width, height)))
     return unique_sorted(np.concatenate(parts))
 
 
@@ -89,15 +97,17 @@ def red_coverage(track: Track, dag: OptimalDag) -> Coverage:
     x0, y0 = dag.layers[0].x[0], dag.layers[0].y[0]
     grid = np.zeros((h, w), dtype=bool)
     grid[y0, x0] = True
-    vel, pos = np.divmod(keys, w * h)
-    py, px = np.divmod(pos, w)
+    vel = keys // (w * h)
     cut = np.flatnonzero(np.diff(vel)) + 1
-    for lo, hi in zip(np.concatenate(([0], cut)).tolist(),
-                      np.concatenate((cut, [len(keys)])).tolist(), strict=True):
-        vyv, vxv = divmod(int(vel[lo]), 2 * w - 1)
+    starts = np.concatenate(([0], cut)).tolist()
+    velocities = vel[starts].tolist()
+    del vel, cut  # positions are decoded one velocity at a time
+    for lo, hi, v in zip(starts, [*starts[1:], len(keys)], velocities, strict=True):
+        vyv, vxv = divmod(v, 2 * w - 1)
         vx, vy = vxv - (w - 1), vyv - (h - 1)
+        py, px = np.divmod(keys[lo:hi] % (w * h), w)
         for dx, dy, _ in touched_offsets(vx, vy):
-            grid[py[lo:hi] + dy, px[lo:hi] + dx] = True
+            grid[py + dy, px + dx] = True
     ys, xs = np.nonzero(grid)
     return Coverage(frozenset(zip(xs.tolist(), ys.tolist(), strict=True)), drivable_cells(track))
 

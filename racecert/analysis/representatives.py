@@ -216,8 +216,10 @@ class _Pass:
                                                         norm, count, pred, pacc)
             rank = np.empty(n, dtype=np.int32)
             rank[np.lexsort((pacc, self.rank[t][pred]))] = np.arange(n, dtype=np.int32)
-            # the exact extreme lengths of layer t + 1: the representatives' (one row each)
-            self._extend(pred, *rad.of(n2))
+            # the exact extreme lengths of layer t + 1: the representatives' (one row each),
+            # but for the last layer, whose few that `select` needs it builds from layer t's
+            if t + 2 < len(layers):
+                self.ip, self.ic, self.ik = self._plus(self._rows(), pred, n2)
             self.f.append(best)
             self.count.append(count)
             self.rank.append(rank)
@@ -245,19 +247,24 @@ class _Pass:
         pacc[dst[chosen]] = acc[chosen]
         return best
 
-    def _extend(self, pred: np.ndarray, col: np.ndarray, k: np.ndarray) -> None:
-        """The next layer's exact lengths: each state's representative's plus its move (of
-        radicand column `col`, coefficient `k`)."""
-        assert self.ip is not None and self.ic is not None and self.ik is not None
-        n, w = len(pred), self.ic.shape[1] + 1
+    def _plus(self, rows: tuple[np.ndarray, np.ndarray, np.ndarray], pred: np.ndarray,
+              n2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sparse rows (ip, ic, ik): row pred[j] of `rows` plus a move of squared length
+        n2[j], for each j (`_extend_terms`), no wider than they need."""
+        ip0, ic0, ik0 = rows
+        n, w = len(pred), ic0.shape[1] + 1
         ip = np.empty(n, dtype=np.int64)
-        ic = np.empty((n, w), dtype=self.ic.dtype)
-        ik = np.empty((n, w), dtype=self.ik.dtype)
-        widest = _extend_terms(self.ip, self.ic, self.ik, pred, col, k, ip, ic, ik, self.none)
-        self.ip = ip
+        ic = np.empty((n, w), dtype=ic0.dtype)
+        ik = np.empty((n, w), dtype=ik0.dtype)
+        widest = _extend_terms(ip0, ic0, ik0, pred.astype(np.int32, copy=False), *self.rad.of(n2),
+                               ip, ic, ik, self.none)
         if widest < w:  # no row gained a radicand: keep the width
             ic, ik = ic[:, :widest].copy(), ik[:, :widest].copy()
-        self.ic, self.ik = ic, ik
+        return ip, ic, ik
+
+    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        assert self.ip is not None and self.ic is not None and self.ik is not None
+        return self.ip, self.ic, self.ik
 
     def _sparse_value(self, r: int, ip: np.ndarray, ic: np.ndarray, ik: np.ndarray
                       ) -> RadicalSum:
@@ -269,14 +276,16 @@ class _Pass:
     def _plus_moves(self, rows: np.ndarray, n2: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The exact lengths of the last layer's states `rows`, each plus one move of
-        squared length n2 (the arriving moves), as sparse rows (ip, ic, ik)."""
-        assert self.ip is not None and self.ic is not None and self.ik is not None
-        n, w = len(rows), self.ic.shape[1] + 1
-        out = (np.empty(n, dtype=np.int64), np.empty((n, w), dtype=self.ic.dtype),
-               np.empty((n, w), dtype=self.ik.dtype))
-        _extend_terms(self.ip, self.ic, self.ik, rows.astype(np.int32), *self.rad.of(n2), *out,
-                      self.none)
-        return out
+        squared length n2 (the arriving moves), as sparse rows (ip, ic, ik): built from
+        the kept rows of the layer before (the last layer, the widest, never has rows of
+        its own)."""
+        last = len(self.dag.layers) - 1
+        here = self._rows()
+        if last:
+            b = self.dag.layers[last]
+            here = self._plus(here, self.pred[last][rows], _n2(b.vx[rows], b.vy[rows]))
+            rows = np.arange(len(rows))
+        return self._plus(here, rows, n2)
 
     def _extremes(self, ip: np.ndarray, irrational: tuple[np.ndarray, ...],
                   value: Callable[[int], RadicalSum], group: np.ndarray, n_groups: int
