@@ -25,6 +25,7 @@ from racecert.analysis.representatives import RepresentativeDP, Representatives
 from racecert.analysis.score import Score, compute_score
 from racecert.analysis.trajectory import Trajectory
 from racecert.model.budget import StateBudget
+from racecert.model.heap import trim_heap
 from racecert.model.profiles import GRID, profile_of
 from racecert.model.radicals import RadicalSum
 from racecert.model.rules import RuleProfile, VectorRaceRules
@@ -269,6 +270,7 @@ def analyze(track: Track, mode: Mode = "exact", progress: ProgressFn | None = No
     timings: dict[str, float] = {}
 
     def begin(name: str) -> float:
+        trim_heap()  # racecert.model.heap: what the last step freed goes back to the system
         if step is not None:
             step(name)
         return time.perf_counter()
