@@ -193,7 +193,8 @@ def layered_bfs(
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
             a_state = StateArrays.concat([s for _, s in arrivals])
-            del visited  # the backward pass reads the layers' keys only
+            # the backward pass reads the layers' keys only, and the arrivals once joined
+            del visited, arrivals
             dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, a_src, a_state,
                                                depth + 1, first, k, mode)
             return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
