@@ -27,9 +27,13 @@ SIZES = (200, 300, 400, 500, 600, 700, 750, 800, 900, 1000)
 TARGET_MB = 2048.0
 """Issue #18: `analyze` within 2 GB on every open N x N up to N = 1000 (MB as `ru_maxrss`
 / 1024, as the BFS section counts them)."""
-BEFORE = {600: 2154, 750: 1894, 1000: 2768}
-"""Peak MB measured by hand on 2026-12-07 at d4530a2 (the green/blue DP's dense rows, and a
-Python int per arriving move's count), same tracks, one fresh process each."""
+BEFORE = {200: (279, 0.75), 300: (1130, 4.97), 400: (2598, 13.12), 500: (1774, 7.44),
+          600: (2164, 9.71), 700: (5715, 34.39), 750: (1891, 7.51), 800: (323, 1.32),
+          900: (9552, 58.18), 1000: (2772, 11.11)}
+"""Peak MB and analyze CPU seconds of the same runs at d4530a2 (2026-12-07, before the
+green/blue DP's sparse rows, the compact arrival counts, the int32 DAG indices, the
+chunked DP and coverage and the heap trimming), measured with this module's `measure`
+against that commit's tree."""
 
 
 @dataclass(frozen=True)
@@ -94,16 +98,17 @@ def section() -> str:
         f"`os.wait4` (MB = KiB / 1024). Target: ≤ {TARGET_MB:,.0f} MB on every N up to 1000. "
         f"1-minute load average {load0:.2f} before, {load1:.2f} after.",
         "",
-        "| N | m* | states explored | analyze CPU s | largest step | peak RSS MB "
-        "| before (d4530a2) | target | verdict |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| N | m* | states explored | analyze CPU s (d4530a2) | largest step | peak RSS MB "
+        "(d4530a2) | target | verdict |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         step = max(r.timings, key=lambda k: r.timings[k])
-        before = f"{BEFORE[r.n]:,}" if r.n in BEFORE else "-"
-        lines.append(f"| {r.n} | {r.m_star} | {r.states:,} | {r.cpu:.2f} | "
-                     f"{step} {r.timings[step]:.2f} s | {r.peak_mb:,.0f} | {before} | "
-                     f"≤ {TARGET_MB:,.0f} | {'met' if r.met else '**not met**'} |")
+        mb0, cpu0 = BEFORE.get(r.n, (None, None))
+        lines.append(f"| {r.n} | {r.m_star} | {r.states:,} | {r.cpu:.2f} ({cpu0 or '-'}) | "
+                     f"{step} {r.timings[step]:.2f} s | {r.peak_mb:,.0f} "
+                     f"({f'{mb0:,}' if mb0 else '-'}) | ≤ {TARGET_MB:,.0f} | "
+                     f"{'met' if r.met else '**not met**'} |")
     worst = max(rows, key=lambda r: r.peak_mb)
     lines += ["", f"Largest peak: N = {worst.n}, {worst.peak_mb:,.0f} MB "
               f"({'within' if worst.met else 'over'} the target)."]
