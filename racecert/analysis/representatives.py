@@ -31,7 +31,8 @@ choice is made per layer by sorting (rank of the source's representative,
 acceleration).
 
 Eligibility (the library's continuable arrivals) only filters the last,
-arriving move, so one forward pass serves every `select` call.
+arriving move; each `select` call runs both passes over the whole DAG again (one
+after the other: only one pass's arrays are alive at a time).
 """
 
 from __future__ import annotations
@@ -190,9 +191,10 @@ class _Pass:
         self.rank = [np.zeros(1, dtype=np.int32)]
         self.pred: list[np.ndarray] = [np.full(1, -1, dtype=np.int32)]
         self.acc: list[np.ndarray] = [np.full(1, -1, dtype=np.int16)]
-        # the exact extreme lengths of the layer being extended only (the last one's stay for
-        # `select`): the integer parts, and the irrational terms as sparse rows (radicand
-        # columns ascending, `none` padding; coefficients)
+        # the exact extreme lengths of the layer being extended only (the last layer gets
+        # none: layer m* - 2's stay, and `select` builds the few it needs from them): the
+        # integer parts, and the irrational terms as sparse rows (radicand columns
+        # ascending, `none` padding; coefficients)
         self.none = len(rad.radicands)
         cdt = np.int16 if self.none < np.iinfo(np.int16).max else np.int32
         self.ip: np.ndarray | None = np.zeros(1, dtype=np.int64)
@@ -258,7 +260,7 @@ class _Pass:
         ik = np.empty((n, w), dtype=ik0.dtype)
         widest = _extend_terms(ip0, ic0, ik0, pred.astype(np.int32, copy=False), *self.rad.of(n2),
                                ip, ic, ik, self.none)
-        if widest < w:  # no row gained a radicand: keep the width
+        if widest < w:  # no row needs the extra column (or fewer): as narrow as they need
             ic, ik = ic[:, :widest].copy(), ik[:, :widest].copy()
         return ip, ic, ik
 

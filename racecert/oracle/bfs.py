@@ -70,8 +70,9 @@ class OptimalDag:
     initial state). `edges[t] = (src, dst)` index moves from `layers[t]` to
     `layers[t+1]`. The arriving moves leave `layers[m*-1]`: `arrive_src[i]` is
     the source index of arriving move i and `arrive_final[i]` the index of its
-    final state in `final_states`. The indices are int32 (a layer holds fewer than
-    2^31 states; a large DAG has tens of millions of moves).
+    final state in `final_states`. `layered_bfs` builds them as int32 (a layer holds
+    fewer than 2^31 states; a large DAG has tens of millions of moves); other builders
+    (the lattice pipeline's sub-DAGs) may use int64.
     """
 
     layers: tuple[StateArrays, ...]
