@@ -174,3 +174,24 @@ def test_moves_taken_in_chunks_give_the_same_extremes(monkeypatch) -> None:
         small = RepresentativeDP(bfs.dag, start).select()
         monkeypatch.undo()
         assert small == whole
+
+
+def test_extremes_compare_differing_irrational_parts_exactly() -> None:
+    """`_Pass._extremes`: in a group whose values have different irrational parts (no
+    bundled track has one: equal values have equal rows, so floats order nearly all), the
+    exact values decide, least for green and greatest for blue; a group sharing one
+    irrational part is decided by the integer parts, ties kept."""
+    from racecert.analysis.representatives import _Pass
+
+    root2 = RadicalSum.sqrt_of(2)
+    values = [RadicalSum.zero() + 3, root2 + 1, root2 + root2, RadicalSum.zero() + 5,
+              RadicalSum.zero() + 5, RadicalSum.zero() + 4]
+    ip = np.array([3, 1, 0, 5, 5, 4])
+    part = np.array([[0], [1], [2], [0], [0], [0]])  # equal rows: equal irrational parts
+    group = np.array([0, 0, 0, 1, 1, 1])
+    for sign, expected in ((1, [False, True, False, False, False, True]),
+                           (-1, [True, False, False, True, True, False])):
+        p = _Pass.__new__(_Pass)
+        p.sign = sign
+        got = p._extremes(ip, (part,), values.__getitem__, group, 2)
+        assert got.tolist() == expected
