@@ -22,6 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from benchmarks.child import measured
 from benchmarks.generate import corridor, open_area, serpentine
 
 
@@ -149,21 +150,7 @@ def profile_case(name: str) -> dict[str, float]:
 
 def measure(name: str, *flags: str) -> dict[str, float | int | str]:
     """Run one case in a fresh subprocess; its result plus the child's peak RSS in MB."""
-    with tempfile.TemporaryFile("w+") as err:
-        # stderr goes to a file, so reading stdout to its end cannot block on a full pipe;
-        # the child is then reaped with wait4, which gives its own resource usage
-        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_bfs", name, *flags],
-                                stdout=subprocess.PIPE, stderr=err, text=True)
-        out = proc.stdout.read()
-        proc.stdout.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = code = os.waitstatus_to_exitcode(status)
-        if code != 0:
-            err.seek(0)
-            raise RuntimeError(f"benchmark case {name} failed ({code}): {err.read()[-2000:]}")
-    got = json.loads(out.strip().splitlines()[-1])
-    got["peak_mb"] = usage.ru_maxrss / 1024  # Linux: kilobytes
-    return got
+    return measured("benchmarks.bench_bfs", name, *flags, what=f"benchmark case {name}")
 
 
 def _load() -> float:

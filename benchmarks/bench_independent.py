@@ -14,14 +14,12 @@ Run one case by hand: `python -m benchmarks.bench_independent llanura`.
 from __future__ import annotations
 
 import json
-import os
 import resource
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.child import measured
 from benchmarks.generate import corridor, open_area
 
 TRACKS = Path(__file__).resolve().parent.parent / "tracks"
@@ -68,20 +66,7 @@ def run_case(name: str, mode: str) -> dict[str, object]:
 
 def measure(name: str, mode: str) -> dict[str, object]:
     """One case in a fresh subprocess; its JSON result plus the child's peak RSS in MB."""
-    with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_independent", name,
-                                 mode], stdout=subprocess.PIPE, stderr=err, text=True)
-        assert proc.stdout is not None
-        out = proc.stdout.read()
-        proc.stdout.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = code = os.waitstatus_to_exitcode(status)
-        if code != 0:
-            err.seek(0)
-            raise RuntimeError(f"case {name} failed ({code}): {err.read()[-2000:]}")
-    got = json.loads(out.strip().splitlines()[-1])
-    got["peak_mb"] = usage.ru_maxrss / 1024
-    return got
+    return measured("benchmarks.bench_independent", name, mode, what=f"case {name}")
 
 
 def _oracle(name: str, mode: str) -> dict[str, object]:

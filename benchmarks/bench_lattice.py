@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import os
 import platform
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.child import measured
 
 ROOT = Path(__file__).resolve().parent.parent
 BEKOS = ROOT.parent / "shared" / "external" / "bekos-racetrack"
@@ -44,18 +44,7 @@ def run_one(path: str) -> dict:
 
 def measure(path: Path) -> dict:
     """One track in a fresh subprocess: its result and its peak RSS in MB."""
-    with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_lattice", str(path)],
-                                stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT)
-        out = proc.stdout.read()
-        proc.stdout.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            err.seek(0)
-            raise RuntimeError(f"{path.name} failed: {err.read()[-2000:]}")
-    got = json.loads(out.strip().splitlines()[-1])
-    got["peak_mb"] = usage.ru_maxrss / 1024
-    return got
+    return measured("benchmarks.bench_lattice", str(path), what=path.name, cwd=ROOT)
 
 
 def section() -> str:

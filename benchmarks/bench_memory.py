@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 
+from benchmarks.child import measured
 from benchmarks.generate import open_area
 
 SIZES = (200, 300, 400, 500, 600, 700, 750, 800, 900, 1000)
@@ -43,7 +42,6 @@ class Row:
     n: int
     m_star: int
     states: int
-    count_digits: int
     cpu: float
     timings: dict[str, float]
     peak_mb: float
@@ -63,24 +61,13 @@ def run_size(n: int) -> dict[str, object]:
     a = analyze(track)
     cpu = time.process_time() - c0
     return {"n": n, "m_star": a.bfs.m_star, "states": a.bfs.states_explored,
-            "count_digits": len(str(a.bfs.optimal_count)), "cpu": cpu,
+            "cpu": cpu,
             "timings": {k: round(v, 3) for k, v in a.timings.items()}}
 
 
 def measure(n: int) -> Row:
     """Run one size in a fresh subprocess; its result plus the child's peak RSS in MB."""
-    with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_memory", str(n)],
-                                stdout=subprocess.PIPE, stderr=err, text=True)
-        out = proc.stdout.read()
-        proc.stdout.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        if code != 0:
-            err.seek(0)
-            raise RuntimeError(f"open {n}x{n} failed ({code}): {err.read()[-2000:]}")
-    got = json.loads(out.strip().splitlines()[-1])
-    return Row(**got, peak_mb=usage.ru_maxrss / 1024)  # Linux: kilobytes
+    return Row(**measured("benchmarks.bench_memory", str(n), what=f"open {n}x{n}"))
 
 
 def section() -> str:

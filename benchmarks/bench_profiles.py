@@ -21,10 +21,10 @@ import json
 import os
 import platform
 import resource
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from benchmarks.child import run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTERNAL = ROOT.parent / "shared" / "external"
@@ -75,18 +75,10 @@ def run_one(spec: str) -> dict:
 
 def measure(spec: str) -> dict:
     """One track in a fresh subprocess: its result and its peak RSS in MB."""
-    with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_profiles", spec],
-                                stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT)
-        out = proc.stdout.read()
-        proc.stdout.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            err.seek(0)
-            return {"name": spec, "error": err.read().strip().splitlines()[-1][:200]}
-    got = json.loads(out.strip().splitlines()[-1])
-    got["peak_mb"] = usage.ru_maxrss / 1024
-    return got
+    run = run_child("benchmarks.bench_profiles", spec, cwd=ROOT)
+    if run.code != 0:
+        return {"name": spec, "error": run.err.strip().splitlines()[-1][:200]}
+    return run.result()
 
 
 def _row(r: dict) -> str:

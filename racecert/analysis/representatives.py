@@ -38,7 +38,7 @@ after the other: only one pass's arrays are alive at a time).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,15 +153,17 @@ state), so the DP's temporaries over moves (a dozen arrays) stay bounded however
 layer (a large open area has tens of millions of moves into a layer)."""
 
 
-def _dst_chunks(dst: np.ndarray, size: int) -> list[tuple[int, int]]:
-    """Ranges of `dst` of about `size` entries that split no group of equal values: `dst`
-    ascends (the BFS lists a layer's moves by target state); where it does not, one range.
+def _dst_chunks(dst: np.ndarray, n: int, size: int) -> list[tuple[int, int, int, int]]:
+    """Ranges e0:e1 of `dst` (the target states, among n, of a layer's moves) of about
+    `size` entries that split no group of equal values, each with the first state d0 and
+    the number m of states it covers: `dst` ascends (the BFS lists a layer's moves by
+    target state); where it does not, one range over every state.
 
-    >>> _dst_chunks(np.array([0, 0, 1, 1, 1, 2, 3, 3]), 3)
-    [(0, 2), (2, 5), (5, 8)]
+    >>> _dst_chunks(np.array([0, 0, 1, 1, 1, 2, 3, 3]), 4, 3)
+    [(0, 2, 0, 1), (2, 5, 1, 1), (5, 8, 2, 2)]
     """
     if len(dst) <= size or bool(np.any(dst[1:] < dst[:-1])):
-        return [(0, len(dst))]
+        return [(0, len(dst), 0, n)]
     cuts = [0]
     pos = size
     while pos < len(dst):
@@ -173,7 +175,8 @@ def _dst_chunks(dst: np.ndarray, size: int) -> list[tuple[int, int]]:
         cuts.append(c)
         pos = c + size
     cuts.append(len(dst))
-    return list(zip(cuts[:-1], cuts[1:], strict=True))
+    return [(e0, e1, int(dst[e0]), int(dst[e1 - 1] - dst[e0]) + 1)
+            for e0, e1 in zip(cuts[:-1], cuts[1:], strict=True)]
 
 
 class _Pass:
@@ -197,9 +200,8 @@ class _Pass:
         # ascending, `none` padding; coefficients)
         self.none = len(rad.radicands)
         cdt = np.int16 if self.none < np.iinfo(np.int16).max else np.int32
-        self.ip: np.ndarray | None = np.zeros(1, dtype=np.int64)
-        self.ic: np.ndarray | None = np.zeros((1, 0), dtype=cdt)
-        self.ik: np.ndarray | None = np.zeros((1, 0), dtype=dtype)
+        self.rows = (np.zeros(1, dtype=np.int64), np.zeros((1, 0), dtype=cdt),
+                     np.zeros((1, 0), dtype=dtype))
         for t, (src, dst) in enumerate(dag.edges):
             n = len(layers[t + 1])
             n2 = _n2(layers[t + 1].vx, layers[t + 1].vy)
@@ -207,36 +209,31 @@ class _Pass:
             count = np.zeros(n, dtype=object)
             pred = np.empty(n, dtype=np.int32)
             pacc = np.empty(n, dtype=np.int16)
-            chunks = _dst_chunks(dst, CHUNK_EDGES)
-            if len(chunks) == 1:  # the whole layer (most layers)
-                best = self._moves_into(t, src, dst, 0, n, norm, count, pred, pacc)
-            else:
-                best = np.empty(n)
-                for e0, e1 in chunks:
-                    d0, m = int(dst[e0]), int(dst[e1 - 1] - dst[e0]) + 1
-                    best[d0: d0 + m] = self._moves_into(t, src[e0:e1], dst[e0:e1] - d0, d0, m,
-                                                        norm, count, pred, pacc)
+            best = np.empty(n)
+            for e0, e1, d0, m in _dst_chunks(dst, n, CHUNK_EDGES):
+                best[d0: d0 + m] = self._moves_into(t, src[e0:e1], dst[e0:e1], d0, m, norm,
+                                                    count, pred, pacc)
             rank = np.empty(n, dtype=np.int32)
             rank[np.lexsort((pacc, self.rank[t][pred]))] = np.arange(n, dtype=np.int32)
             # the exact extreme lengths of layer t + 1: the representatives' (one row each),
             # but for the last layer, whose few that `select` needs it builds from layer t's
             if t + 2 < len(layers):
-                self.ip, self.ic, self.ik = self._plus(self._rows(), pred, n2)
+                self.rows = self._plus(self.rows, pred, n2)
             self.f.append(best)
             self.count.append(count)
             self.rank.append(rank)
             self.pred.append(pred)
             self.acc.append(pacc)
 
-    def _moves_into(self, t: int, src: np.ndarray, d: np.ndarray, d0: int, m: int,
+    def _moves_into(self, t: int, src: np.ndarray, dst: np.ndarray, d0: int, m: int,
                     norm: np.ndarray, count: np.ndarray, pred: np.ndarray, pacc: np.ndarray
                     ) -> np.ndarray:
         """Layer t + 1's tie counts and representatives (into count, pred, pacc) for its
         states d0 ... d0 + m - 1, from every move into them: sources `src` and targets
-        d0 + `d` (a chunk of `_dst_chunks`); `norm` is each layer t + 1 state's move
-        length. Returns those states' float extremes."""
+        `dst` (a chunk of `_dst_chunks`); `norm` is each layer t + 1 state's move length.
+        Returns those states' float extremes."""
         a, b = self.dag.layers[t], self.dag.layers[t + 1]
-        dst = d + d0 if d0 else d
+        d = dst - d0 if d0 else dst  # the chunk's states, from 0
         acc = _acc_index(b.vx[dst] - a.vx[src], b.vy[dst] - a.vy[src])
         cand = self.f[t][src] + norm[dst]
         winners, best = self._winners(src, d, cand, m)
@@ -264,10 +261,6 @@ class _Pass:
             ic, ik = ic[:, :widest].copy(), ik[:, :widest].copy()
         return ip, ic, ik
 
-    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        assert self.ip is not None and self.ic is not None and self.ik is not None
-        return self.ip, self.ic, self.ik
-
     def _sparse_value(self, r: int, ip: np.ndarray, ic: np.ndarray, ik: np.ndarray
                       ) -> RadicalSum:
         """The exact length of row r of sparse rows (ip, ic, ik)."""
@@ -282,29 +275,25 @@ class _Pass:
         the kept rows of the layer before (the last layer, the widest, never has rows of
         its own)."""
         last = len(self.dag.layers) - 1
-        here = self._rows()
+        here = self.rows
         if last:
             b = self.dag.layers[last]
             here = self._plus(here, self.pred[last][rows], _n2(b.vx[rows], b.vy[rows]))
             rows = np.arange(len(rows))
         return self._plus(here, rows, n2)
 
-    def _extremes(self, ip: np.ndarray, irrational: tuple[np.ndarray, ...],
-                  value: Callable[[int], RadicalSum], group: np.ndarray, n_groups: int
-                  ) -> np.ndarray:
-        """Mask of the exact values that are the least (sign +1) or greatest (sign -1) of
-        their group's. Row r's value has integer part ip[r] and an irrational part whose
-        rows in the `irrational` arrays are equal exactly when the parts are; `value(r)` is
-        the whole value. Where a group's values share their irrational part (on a corridor,
-        nearly all), the integer parts decide, for all such groups at once; the others are
-        compared exactly (`RadicalSum`)."""
+    def _extremes(self, ip: np.ndarray, ic: np.ndarray, ik: np.ndarray, group: np.ndarray,
+                  n_groups: int) -> np.ndarray:
+        """Mask of the exact values (sparse rows ip, ic, ik) that are the least (sign +1) or
+        greatest (sign -1) of their group's. Where a group's values share their irrational
+        terms (on a corridor, nearly all), the integer parts decide, for all such groups at
+        once; the others are compared exactly (`RadicalSum`)."""
         s = self.sign
         _, lead = np.unique(group, return_index=True)
         leader = np.empty(n_groups, dtype=np.int64)
         leader[group[lead]] = lead
-        same = np.ones(len(group), dtype=bool)
-        for a in irrational:
-            same &= (a == a[leader[group]]).all(axis=1)
+        lead_of = leader[group]
+        same = (ic == ic[lead_of]).all(axis=1) & (ik == ik[lead_of]).all(axis=1)
         uniform = np.ones(n_groups, dtype=bool)
         uniform[group[~same]] = False
         u = uniform[group]
@@ -319,7 +308,7 @@ class _Pass:
             for r in mixed.tolist():
                 by_group.setdefault(int(group[r]), []).append(r)
             for rs in by_group.values():
-                values = [value(r) for r in rs]
+                values = [self._sparse_value(r, ip, ic, ik) for r in rs]
                 e = values[0]
                 for v in values[1:]:
                     if (v < e) if s > 0 else (e < v):
@@ -341,12 +330,9 @@ class _Pass:
         winners = near.copy()
         rows = np.nonzero(near & (n_near > 1)[dst])[0]
         if len(rows):
-            assert self.ip is not None and self.ic is not None and self.ik is not None
             at = src[rows]
-            ip, ic, ik = self.ip[at], self.ic[at], self.ik[at]
-            winners[rows] = self._extremes(ip, (ic, ik),
-                                           lambda r: self._sparse_value(r, ip, ic, ik),
-                                           dst[rows], n)
+            ip, ic, ik = (a[at] for a in self.rows)
+            winners[rows] = self._extremes(ip, ic, ik, dst[rows], n)
         return winners, best
 
     def select(self, eligible: np.ndarray | None, start: tuple[int, int],
@@ -378,8 +364,7 @@ class _Pass:
         a = dag.layers[last]
         dx, dy = self._arrival_moves(rows)
         ip, ic, ik = self._plus_moves(src, dx ** 2 + dy ** 2)
-        best = self._extremes(ip, (ic, ik), lambda r: self._sparse_value(r, ip, ic, ik),
-                              np.zeros(len(rows), dtype=np.int64), 1)
+        best = self._extremes(ip, ic, ik, np.zeros(len(rows), dtype=np.int64), 1)
         win = np.flatnonzero(best).tolist()
         ties = sum((self.count[last][int(src[r])] for r in win), 0)
         acc = _acc_index(st.vx[rows] - a.vx[src], st.vy[rows] - a.vy[src])

@@ -170,7 +170,8 @@ def test_moves_taken_in_chunks_give_the_same_extremes(monkeypatch) -> None:
         start = load_track(name).car.position
         whole = RepresentativeDP(bfs.dag, start).select()
         monkeypatch.setattr(representatives, "CHUNK_EDGES", 7)
-        assert representatives._dst_chunks(bfs.dag.edges[-1][1], 7)[1:]  # several chunks
+        assert representatives._dst_chunks(bfs.dag.edges[-1][1], len(bfs.dag.layers[-1]),
+                                           7)[1:]  # several chunks
         small = RepresentativeDP(bfs.dag, start).select()
         monkeypatch.undo()
         assert small == whole
@@ -186,12 +187,16 @@ def test_extremes_compare_differing_irrational_parts_exactly() -> None:
     root2 = RadicalSum.sqrt_of(2)
     values = [RadicalSum.zero() + 3, root2 + 1, root2 + root2, RadicalSum.zero() + 5,
               RadicalSum.zero() + 5, RadicalSum.zero() + 4]
+    rad = _Radicands(np.array([1, 2], dtype=np.int64))  # columns: 1, sqrt(2)
+    none = len(rad.radicands)
     ip = np.array([3, 1, 0, 5, 5, 4])
-    part = np.array([[0], [1], [2], [0], [0], [0]])  # equal rows: equal irrational parts
+    ic = np.array([[none], [1], [1], [none], [none], [none]], dtype=np.int16)
+    ik = np.array([[0], [1], [2], [0], [0], [0]], dtype=np.int16)
     group = np.array([0, 0, 0, 1, 1, 1])
     for sign, expected in ((1, [False, True, False, False, False, True]),
                            (-1, [True, False, False, True, True, False])):
         p = _Pass.__new__(_Pass)
-        p.sign = sign
-        got = p._extremes(ip, (part,), values.__getitem__, group, 2)
+        p.sign, p.rad, p.none = sign, rad, none
+        assert [p._sparse_value(r, ip, ic, ik) for r in range(6)] == values
+        got = p._extremes(ip, ic, ik, group, 2)
         assert got.tolist() == expected
