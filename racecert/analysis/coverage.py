@@ -64,11 +64,11 @@ def dag_moves(dag: OptimalDag, width: int, height: int) -> np.ndarray:
             s, d = src[lo: lo + CHUNK], dst[lo: lo + CHUNK]
             parts.append(unique_sorted(move_keys(a.x[s], a.y[s], b.vx[d], b.vy[d], width,
                                                  height)))
-    a, arr = dag.layers[-1], dag.arrive_state
+    a = dag.layers[-1]
     for lo in range(0, len(dag.arrive_src), CHUNK):
         s = dag.arrive_src[lo: lo + CHUNK]
-        parts.append(unique_sorted(move_keys(a.x[s], a.y[s], arr.vx[lo: lo + CHUNK],
-                                             arr.vy[lo: lo + CHUNK], width, height)))
+        arr = dag.arrive_state.take(slice(lo, lo + CHUNK))
+        parts.append(unique_sorted(move_keys(a.x[s], a.y[s], arr.vx, arr.vy, width, height)))
     return unique_sorted(np.concatenate(parts))
 
 

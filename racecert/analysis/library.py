@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from racecert.analysis.pipeline import Analysis
 from racecert.analysis.representatives import RepresentativeDP, Representatives
 
@@ -24,7 +26,7 @@ def eligible_representatives(a: Analysis) -> tuple[Representatives | None, int |
     c = a.continuity
     if not a.circuit:
         return a.representatives, a.bfs.m_star
-    if c is not None and any(c.race):
+    if c is not None and np.any(c.race):
         reps = RepresentativeDP(a.bfs.dag, a.track.car.position).select(c.race)
         return reps, a.bfs.m_star
     if c is not None and c.cont_bfs is not None and c.cont_bfs.dag is not None:

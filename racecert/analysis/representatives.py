@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from racecert.analysis.trajectory import Trajectory
+from racecert.model.heap import trim_heap
 from racecert.model.radicals import RadicalSum, squarefree_decomposition
 from racecert.oracle.bfs import OptimalDag
 from racecert.oracle.dijkstra import float_error
@@ -187,11 +188,14 @@ class _Pass:
         self.sign = sign
         self.rad, self.dtype = rad, dtype
         layers = dag.layers
-        self.f = [np.zeros(1)]
-        self.count = [np.array([1], dtype=object)]
-        # per layer: the representative's source (int32: a layer holds < 2^31 states), the
-        # rank of its trajectory, its last acceleration (`_acc_index` < 2^15)
-        self.rank = [np.zeros(1, dtype=np.int32)]
+        # the newest layer's float extremes, tie counts and ranks of the representatives'
+        # trajectories (each layer's are dropped once the next one's are built: only the
+        # last layer's are read at the end)
+        self.f = np.zeros(1)
+        self.count = np.array([1], dtype=object)
+        self.rank = np.zeros(1, dtype=np.int32)
+        # per layer: the representative's source (int32: a layer holds < 2^31 states) and
+        # its last acceleration (`_acc_index` < 2^15)
         self.pred: list[np.ndarray] = [np.full(1, -1, dtype=np.int32)]
         self.acc: list[np.ndarray] = [np.full(1, -1, dtype=np.int16)]
         # the exact extreme lengths of the layer being extended only (the last layer gets
@@ -214,14 +218,12 @@ class _Pass:
                 best[d0: d0 + m] = self._moves_into(t, src[e0:e1], dst[e0:e1], d0, m, norm,
                                                     count, pred, pacc)
             rank = np.empty(n, dtype=np.int32)
-            rank[np.lexsort((pacc, self.rank[t][pred]))] = np.arange(n, dtype=np.int32)
+            rank[np.lexsort((pacc, self.rank[pred]))] = np.arange(n, dtype=np.int32)
             # the exact extreme lengths of layer t + 1: the representatives' (one row each),
             # but for the last layer, whose few that `select` needs it builds from layer t's
             if t + 2 < len(layers):
                 self.rows = self._plus(self.rows, pred, n2)
-            self.f.append(best)
-            self.count.append(count)
-            self.rank.append(rank)
+            self.f, self.count, self.rank = best, count, rank
             self.pred.append(pred)
             self.acc.append(pacc)
 
@@ -235,12 +237,12 @@ class _Pass:
         a, b = self.dag.layers[t], self.dag.layers[t + 1]
         d = dst - d0 if d0 else dst  # the chunk's states, from 0
         acc = _acc_index(b.vx[dst] - a.vx[src], b.vy[dst] - a.vy[src])
-        cand = self.f[t][src] + norm[dst]
+        cand = self.f[src] + norm[dst]
         winners, best = self._winners(src, d, cand, m)
-        np.add.at(count[d0: d0 + m], d[winners], self.count[t][src[winners]])
+        np.add.at(count[d0: d0 + m], d[winners], self.count[src[winners]])
         # representative: smallest (source rank, acceleration) among winners
         w = np.nonzero(winners)[0]
-        w = w[np.lexsort((acc[w], self.rank[t][src[w]], d[w]))]
+        w = w[np.lexsort((acc[w], self.rank[src[w]], d[w]))]
         chosen = w[np.unique(d[w], return_index=True)[1]]
         pred[dst[chosen]] = src[chosen]
         pacc[dst[chosen]] = acc[chosen]
@@ -360,15 +362,15 @@ class _Pass:
             near_rows.append(rows[s * self._arrival_lengths(rows) - ext_f <= tol])
         rows = np.concatenate(near_rows)
         src = dag.arrive_src[rows]
-        st = dag.arrive_state
+        st = dag.arrive_state.take(rows)
         a = dag.layers[last]
-        dx, dy = self._arrival_moves(rows)
+        dx, dy = _arrival_moves(self.dag, rows)
         ip, ic, ik = self._plus_moves(src, dx ** 2 + dy ** 2)
         best = self._extremes(ip, ic, ik, np.zeros(len(rows), dtype=np.int64), 1)
         win = np.flatnonzero(best).tolist()
-        ties = sum((self.count[last][int(src[r])] for r in win), 0)
-        acc = _acc_index(st.vx[rows] - a.vx[src], st.vy[rows] - a.vy[src])
-        r_best = min(win, key=lambda r: (int(self.rank[last][int(src[r])]), int(acc[r])))
+        ties = sum((self.count[int(src[r])] for r in win), 0)
+        acc = _acc_index(st.vx - a.vx[src], st.vy - a.vy[src])
+        r_best = min(win, key=lambda r: (int(self.rank[int(src[r])]), int(acc[r])))
         accs = [int(acc[r_best])]
         i = int(src[r_best])
         for t in range(last, 0, -1):
@@ -384,19 +386,18 @@ class _Pass:
         length = self._sparse_value(win[0], ip, ic, ik)
         return Extreme(length, int(ties), traj)
 
-    def _arrival_moves(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The displacement of arriving moves `rows`: from its source to where the run ends
-        (p + v', or on a cell-path track the goal cell its walk reached: docs/rules.md
-        section 10)."""
-        dag = self.dag
-        src, st, a = dag.arrive_src[rows], dag.arrive_state, dag.layers[-1]
-        return (st.x[rows].astype(np.int64) - a.x[src],
-                st.y[rows].astype(np.int64) - a.y[src])
-
     def _arrival_lengths(self, rows: np.ndarray) -> np.ndarray:
         """The float lengths of the trajectories extreme up to arriving moves `rows`."""
-        dx, dy = self._arrival_moves(rows)
-        return self.f[-1][self.dag.arrive_src[rows]] + _norm(dx, dy)
+        dx, dy = _arrival_moves(self.dag, rows)
+        return self.f[self.dag.arrive_src[rows]] + _norm(dx, dy)
+
+
+def _arrival_moves(dag: OptimalDag, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The displacement (int64) of arriving moves `rows`: from its source to where the run
+    ends (p + v', or on a cell-path track the goal cell its walk reached: docs/rules.md
+    section 10)."""
+    src, st, a = dag.arrive_src[rows], dag.arrive_state.take(rows), dag.layers[-1]
+    return st.x.astype(np.int64) - a.x[src], st.y.astype(np.int64) - a.y[src]
 
 
 @dataclass(frozen=True)
@@ -418,10 +419,12 @@ class RepresentativeDP:
         self.start = start
         self.velocity = velocity  # of the initial state: (0, 0) from the grid, else a race's
         layers = dag.layers
-        st, last = dag.arrive_state, layers[-1]
-        a_dx = st.x.astype(np.int64) - last.x[dag.arrive_src]
-        a_dy = st.y.astype(np.int64) - last.y[dag.arrive_src]
-        n2 = np.unique(np.concatenate([np.unique(a_dx**2 + a_dy**2)]
+        arrival_n2 = []  # the arrivals' moves a chunk at a time: there may be tens of millions
+        for lo in range(0, len(dag.arrive_src), CHUNK_EDGES):
+            rows = np.arange(lo, min(lo + CHUNK_EDGES, len(dag.arrive_src)))
+            a_dx, a_dy = _arrival_moves(dag, rows)
+            arrival_n2.append(np.unique(a_dx**2 + a_dy**2))
+        n2 = np.unique(np.concatenate(arrival_n2
                                       + [np.unique(_n2(b.vx, b.vy)) for b in layers[1:]]))
         rad = _Radicands(n2)
         # every entry is at most (moves) x (the longest move): the narrowest integers that
@@ -441,6 +444,7 @@ class RepresentativeDP:
         g = _Pass(self.dag, +1, self.rad, self.dtype).select(mask, self.start, self.velocity)
         if g is None:
             return None
+        trim_heap()  # the first pass's pages back to the system (`racecert.model.heap`)
         b = _Pass(self.dag, -1, self.rad, self.dtype).select(mask, self.start, self.velocity)
         if b is None:
             return None

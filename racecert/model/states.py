@@ -60,14 +60,16 @@ class StateCodec:
         _decode(np.ascontiguousarray(key, dtype=np.int64), self.width, self.height, cols)
         return StateArrays(*cols)
 
-    def kinematic(self, s: StateArrays) -> np.ndarray:
+    def kinematic(self, s: StateArrays, span: tuple[int, int] | None = None) -> np.ndarray:
         """Keys of (x, y, vx, vy, layer) only: what distinguishes final states, in the
         order (layer, vy, vx, y, x). A final state is never stored, and under the
         cell-path rules an arriving move may stop short of p + v' with |v'| beyond the
-        grid's range, so the velocity digits widen to the data (the order is the same)."""
+        grid's range, so the velocity digits widen to the data (the order is the same).
+        `span` = (ox, oy) gives those digits' half-ranges instead, for keys computed a part
+        at a time: at least (width - 1, height - 1) and every |vx|, |vy| of the data."""
         w, h = self.width, self.height
-        ox = max(w - 1, int(np.abs(s.vx).max(initial=0)))
-        oy = max(h - 1, int(np.abs(s.vy).max(initial=0)))
+        ox, oy = span or (max(w - 1, int(np.abs(s.vx).max(initial=0))),
+                          max(h - 1, int(np.abs(s.vy).max(initial=0))))
         key = s.layer.astype(np.int64)
         key = key * (2 * oy + 1) + (s.vy.astype(np.int64) + oy)
         key = key * (2 * ox + 1) + (s.vx.astype(np.int64) + ox)

@@ -33,6 +33,8 @@ from typing import Literal
 import numpy as np
 
 from racecert.model.budget import StateBudget, check
+from racecert.model.heap import trim_heap
+from racecert.model.packed import PackedStates
 from racecert.model.rules import (
     CarState,
     RuleProfile,
@@ -43,10 +45,10 @@ from racecert.model.states import StateCodec
 from racecert.model.track import Track
 from racecert.oracle.backward import candidate_sources
 from racecert.oracle.counts import (
-    ArrivalCounts,
+    ExactCounts,
     count_bound,
     crt_counts,
-    layered_counts,
+    last_layer_counts,
     primes_for_bound,
     sum_residues,
 )
@@ -72,14 +74,16 @@ class OptimalDag:
     the source index of arriving move i and `arrive_final[i]` the index of its
     final state in `final_states`. `layered_bfs` builds them as int32 (a layer holds
     fewer than 2^31 states; a large DAG has tens of millions of moves); other builders
-    (the lattice pipeline's sub-DAGs) may use int64.
+    (the lattice pipeline's sub-DAGs) may use int64. `arrive_state` row i is the state
+    arriving move i ends in; `layered_bfs` keeps it as `PackedStates` (a large open area
+    has tens of millions of arriving moves: ask it for the rows needed, `take`).
     """
 
     layers: tuple[StateArrays, ...]
     edges: tuple[tuple[np.ndarray, np.ndarray], ...]
     arrive_src: np.ndarray
     arrive_final: np.ndarray
-    arrive_state: StateArrays
+    arrive_state: StateArrays | PackedStates
     final_states: StateArrays
 
     @property
@@ -92,22 +96,23 @@ class OptimalDag:
 class BfsResult:
     """What the oracle found. Counts are exact Python ints.
 
-    `arrival_counts[i]` is the number of optimal trajectories whose last move is
-    arriving move i of the DAG (`dag.arrive_src[i]`, `dag.arrive_state` row i): a
-    sequence of Python ints, held as one int64 array where they fit (`ArrivalCounts`).
+    `final_counts[i]` is the number of optimal trajectories ending in final state i
+    (`dag.final_states` row i), and `arrival_counts[i]` the number whose last move is
+    arriving move i of the DAG (`dag.arrive_src[i]`, `dag.arrive_state` row i): each a
+    sequence of Python ints, held as one int64 array where they fit (`ExactCounts`).
     """
 
     mode: Mode
     reachable: bool
     m_star: int | None
     optimal_count: int
-    final_counts: tuple[int, ...]
+    final_counts: ExactCounts
     dag: OptimalDag | None
     states_explored: int
     depth_explored: int
     bounded: bool
     seconds: float
-    arrival_counts: ArrivalCounts = field(default_factory=ArrivalCounts)
+    arrival_counts: ExactCounts = field(default_factory=ExactCounts)
 
     @property
     def final_states(self) -> int:
@@ -176,7 +181,7 @@ def layered_bfs(
         if max_depth is not None and depth >= max_depth:
             return _unreachable(mode, total, depth, True, t0)
         frontier = keys_by_layer[-1]
-        arrivals: list[tuple[np.ndarray, StateArrays]] = []
+        arrivals: list[tuple[np.ndarray, PackedStates]] = []
         for lo in range(0, len(frontier), CHUNK):
             batch = _batch(codec, frontier, lo, min(lo + CHUNK, len(frontier)), depth,
                            first, k, mode)
@@ -187,18 +192,19 @@ def layered_bfs(
                 if accept_arrival is not None:
                     ok = accept_arrival(a_state)
                     a_src, a_state = a_src[ok], a_state.take(ok)
-                if len(a_src):
-                    arrivals.append((a_src + lo, a_state))
+                if len(a_src):  # int32: a layer holds fewer than 2^31 states
+                    arrivals.append(((a_src + lo).astype(np.int32), PackedStates.pack(a_state)))
             if not arrivals:
                 visited.add(succ_keys[:n_succ])
         if arrivals:
             a_src = np.concatenate([a for a, _ in arrivals])
-            a_state = StateArrays.concat([s for _, s in arrivals])
+            a_state = PackedStates.concat([s for _, s in arrivals])
             # the backward pass reads the layers' keys only, and the arrivals once joined
             del visited, arrivals
+            trim_heap()  # the visited set's pages back to the system (`model.heap`)
             dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, a_src, a_state,
                                                depth + 1, first, k, mode)
-            return BfsResult(mode, True, depth + 1, sum(counts), tuple(counts), dag, total,
+            return BfsResult(mode, True, depth + 1, counts.total(), counts, dag, total,
                              depth + 1, False, time.perf_counter() - t0, per_arrival)
         keys = visited.take_fresh()  # the new states, sorted
         if prune is not None and max_depth is not None:
@@ -310,22 +316,56 @@ def _moves_into(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], t
 
 def _runs(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values of the ascending `idx`, and the position of each entry among
-    them (a pass over `idx`, no search)."""
+    them (int32: a pass over `idx`, no search)."""
     if len(idx) and np.any(idx[1:] < idx[:-1]):
         raise ValueError("the profile's arrivals must come state-major (`Expansion`)")
     start = np.ones(len(idx), dtype=bool)
     start[1:] = idx[1:] != idx[:-1]
-    return idx[start], np.cumsum(start) - 1
+    return idx[start], np.cumsum(start, dtype=np.int32) - 1
+
+
+def _final_states(codec: StateCodec, a_state: PackedStates
+                  ) -> tuple[np.ndarray, np.ndarray, StateArrays]:
+    """The distinct final states of the arrivals (kinematic key order), the index of each
+    arrival's among them (int32) and its first arrival's full state.
+
+    What `np.unique(keys, return_index=True, return_inverse=True)` gives, in about a third
+    of its memory (it sorts an index array and builds two more as long as the arrivals: a
+    large open area has tens of millions): the keys are computed and their indices
+    looked up `CHUNK_ARRIVALS` arrivals at a time, and the first arrival per state is
+    found chunk by chunk in arrival order.
+    """
+    n = len(a_state)
+    vx, vy = a_state.columns[2:4]
+    span = (max(codec.width - 1, -int(vx.min(initial=0)), int(vx.max(initial=0))),
+            max(codec.height - 1, -int(vy.min(initial=0)), int(vy.max(initial=0))))
+    parts = range(0, n, CHUNK_ARRIVALS)
+    fkeys = np.concatenate([codec.kinematic(a_state.take(slice(lo, lo + CHUNK_ARRIVALS)),
+                                            span) for lo in parts] or [np.zeros(0, np.int64)])
+    ukeys = np.unique(fkeys)
+    final_idx = np.empty(n, dtype=np.int32)
+    first = np.full(len(ukeys), -1, dtype=np.int64)
+    for lo in parts:
+        idx = np.searchsorted(ukeys, fkeys[lo: lo + CHUNK_ARRIVALS])
+        final_idx[lo: lo + len(idx)] = idx
+        u, at = np.unique(idx, return_index=True)
+        new = first[u] < 0
+        first[u[new]] = at[new] + lo
+    return ukeys, final_idx, a_state.take(first)
+
+
+CHUNK_ARRIVALS = 1 << 20
+"""Arrivals keyed and looked up at a time when their final states are found."""
 
 
 def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src: np.ndarray,
-            a_state: StateArrays, m_star: int, first: StateArrays, k: int, mode: Mode
-            ) -> tuple[OptimalDag, list[int], ArrivalCounts]:
+            a_state: PackedStates, m_star: int, first: StateArrays, k: int, mode: Mode
+            ) -> tuple[OptimalDag, ExactCounts, ExactCounts]:
     """The optimal DAG by a backward pass that recomputes its moves, then exact counts."""
     last = m_star - 1
     # the arrivals come in the forward pass's order: their sources ascend
     kept_last, arrive_src = _runs(a_src)
-    arrive_src = arrive_src.astype(np.int32)
+    del a_src
     kept = [kept_last]  # sorted kept indices, from t = last down
     moves: list[tuple[np.ndarray, np.ndarray]] = []
     for t in range(last - 1, -1, -1):
@@ -338,15 +378,12 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
     layers = tuple(_batch(codec, keys[t], 0, 0, t, first, k, mode, idx=kept[t])
                    if t else first.take(kept[0]) for t in range(last + 1))
     dag_edges = tuple(moves)
-    fkeys = codec.kinematic(a_state)
-    ukeys, first_idx, final_idx = np.unique(fkeys, return_index=True, return_inverse=True)
-    final_idx = final_idx.astype(np.int32)
-    finals = a_state.take(first_idx)
+    ukeys, final_idx, finals = _final_states(codec, a_state)
     sizes = [len(layer) for layer in layers]
     primes = primes_for_bound(count_bound(sizes, dag_edges))  # layer 0: one path each
-    residues = layered_counts(sizes, list(dag_edges), primes)
+    residues = last_layer_counts(sizes, dag_edges, primes)
     # an arriving move is one move from its source: as many trajectories end with it as
     # reach its source, so the CRT runs once per last-layer state, not once per arrival
-    counts = sum_residues(residues[last], final_idx, len(ukeys), primes, rows_of=arrive_src)
+    counts = sum_residues(residues, final_idx, len(ukeys), primes, rows_of=arrive_src)
     dag = OptimalDag(layers, dag_edges, arrive_src, final_idx, a_state, finals)
-    return dag, counts, crt_counts(residues[last], primes).take(arrive_src)
+    return dag, counts, crt_counts(residues, primes).take(arrive_src)

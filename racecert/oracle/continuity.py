@@ -55,6 +55,9 @@ still under the opening rule; `Continuity.m_cont_exact` has the exact key's m_co
 class Continuity:
     """Continuity of the m* arrivals, aligned with `bfs.dag.arrive_src` / `arrive_state`.
 
+    `race` and `editor` are read-only bool arrays, one flag per arrival (a large open
+    area has tens of millions: a tuple of bools costs 8 bytes a flag).
+
     `continuable_count` (race rule) and `continuable_count_editor` count optimal
     trajectories (exact ints); `percent` = continuable_count / optimal_count,
     always over the m* arrivals. `m_cont` is None when some optimal arrival is
@@ -66,8 +69,8 @@ class Continuity:
     """
 
     applicable: bool
-    race: tuple[bool, ...]
-    editor: tuple[bool, ...]
+    race: np.ndarray
+    editor: np.ndarray
     continuable_count: int
     continuable_count_editor: int
     percent: Fraction
@@ -83,7 +86,7 @@ class Continuity:
             return None
         if not self.applicable:
             return "stage"
-        if any(self.race):
+        if np.any(self.race):
             return "optimal-arrival-continues"
         return "editor-key-finds-none"
 
@@ -150,22 +153,23 @@ def continuity(track: Track, bfs: BfsResult, aptitude: LapAptitude | None = None
         raise ValueError("continuity needs a reachable BFS result with its optimal DAG")
     dag = bfs.dag
     oracle = ContinuationOracle(track, rules, budget)
-    arrived = dag.arrive_state
+    n = len(dag.arrive_src)
     if aptitude is not None and aptitude.kind == "stage":
-        none = (False,) * len(arrived)
+        none = np.zeros(n, dtype=bool)
+        none.flags.writeable = False
         return Continuity(False, none, none, 0, 0, Fraction(0), None, None, 0)
-    as_editor = StateArrays(*arrived.fields()[:5], np.zeros(len(arrived), dtype=np.int32),
-                            arrived.phase)
+    arrived = dag.arrive_state.take(slice(None))
+    as_editor = StateArrays(*arrived.fields()[:5], np.zeros(n, dtype=np.int32), arrived.phase)
     both = oracle.can_arrive(StateArrays.concat([arrived, as_editor]))
-    n = len(arrived)
-    race = tuple(bool(b) for b in both[:n])
-    editor = tuple(bool(b) for b in both[n:])
+    del arrived, as_editor
+    race, editor = both[:n].copy(), both[n:].copy()
+    race.flags.writeable = editor.flags.writeable = False
     counts = bfs.arrival_counts
     if len(counts) != n:
         raise ValueError("bfs.arrival_counts must be aligned with the DAG's arriving moves")
-    c_race, c_editor = counts.total(both[:n]), counts.total(both[n:])
+    c_race, c_editor = counts.total(race), counts.total(editor)
     percent = Fraction(c_race, bfs.optimal_count)
-    if any(race):
+    if race.any():
         return Continuity(True, race, editor, c_race, c_editor, percent, None, None,
                           oracle.states_explored)
     apt = aptitude or lap_aptitude(track, rules, budget)

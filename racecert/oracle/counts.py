@@ -100,15 +100,15 @@ def crt_rows(rows: np.ndarray, primes: Sequence[int]) -> list[int]:
     return values.tolist() if isinstance(values, np.ndarray) else values
 
 
-def crt_counts(rows: np.ndarray, primes: Sequence[int]) -> ArrivalCounts:
-    """`crt_rows` as `ArrivalCounts`: an int64 array where the values provably fit one (the
-    primes their Garner digits use multiply to at most 2^63), else Python ints.
+def crt_counts(rows: np.ndarray, primes: Sequence[int]) -> ExactCounts:
+    """`crt_rows` as `ExactCounts`: an int64 array where every value fits one (checked
+    exactly from the Garner digits, however many primes they use), else Python ints.
 
     >>> c = crt_counts(np.array([[2, 3], [0, 0], [4, 6]]), [5, 7])
     >>> list(c), c[2], c.compact
     ([17, 0, 34], 34, True)
     """
-    return ArrivalCounts(_crt_values(rows, primes))
+    return ExactCounts(_crt_values(rows, primes))
 
 
 def _crt_values(rows: np.ndarray, primes: Sequence[int]) -> np.ndarray | list[int]:
@@ -123,12 +123,11 @@ def _crt_values(rows: np.ndarray, primes: Sequence[int]) -> np.ndarray | list[in
                     for j, pj in enumerate(primes)], dtype=np.int64)
     digits = np.empty_like(rows)
     used = _garner(rows, p, mods, inv, digits) + 1
-    if math.prod(primes[:used]) <= 2**63:
-        # every value is below p0 ... p_{used-1} <= 2^63, and every partial sum and term
-        # of d0 + d1 p0 + ... is at most the value: exact in int64
-        acc = digits[:, 0].copy()
-        for j in range(1, used):
-            acc += digits[:, j] * math.prod(primes[:j])
+    # p0 ... p_{j-1} for each digit j, or -1 past 2^63 - 1
+    radix = np.array([r if (r := math.prod(primes[:j])) < 2**63 else -1 for j in range(used)],
+                     dtype=np.int64)
+    acc = np.empty(len(rows), dtype=np.int64)
+    if _assemble_int64(digits, radix, acc):
         return acc
     out = [0] * len(rows)
     factor = 1
@@ -138,15 +137,16 @@ def _crt_values(rows: np.ndarray, primes: Sequence[int]) -> np.ndarray | list[in
     return out
 
 
-class ArrivalCounts(Sequence[int]):
-    """Exact counts, one per arriving move of a DAG, read as Python ints.
+class ExactCounts(Sequence[int]):
+    """Exact counts, one per item of a DAG (its arriving moves, its final states), read as
+    Python ints.
 
     Kept as an int64 array where the counts fit one (`compact`: 8 bytes a count; a
-    large open area has millions of arriving moves, and a Python int costs about 36
-    bytes with its pointer), else as a tuple of Python ints. Equal to any sequence of
-    the same ints.
+    large open area has millions of arriving moves and final states, and a Python int
+    costs about 36 bytes with its pointer), else as a tuple of Python ints. Equal to any
+    sequence of the same ints.
 
-    >>> c = ArrivalCounts(np.array([3, 0, 5]))
+    >>> c = ExactCounts(np.array([3, 0, 5]))
     >>> c == (3, 0, 5), sum(c), c.total(np.array([True, False, True])), type(c[0])
     (True, 8, 8, <class 'int'>)
     """
@@ -167,7 +167,7 @@ class ArrivalCounts(Sequence[int]):
 
     def __getitem__(self, i):  # type: ignore[no-untyped-def]
         if isinstance(i, slice):
-            return ArrivalCounts(self._values[i])
+            return ExactCounts(self._values[i])
         return int(self._values[i])
 
     def __iter__(self) -> Iterator[int]:
@@ -183,18 +183,18 @@ class ArrivalCounts(Sequence[int]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"ArrivalCounts({list(self)[:8]}{', ...' if len(self) > 8 else ''})"
+        return f"ExactCounts({list(self)[:8]}{', ...' if len(self) > 8 else ''})"
 
-    def take(self, idx: np.ndarray) -> ArrivalCounts:
+    def take(self, idx: np.ndarray) -> ExactCounts:
         """The counts at the indices `idx`, in their order.
 
-        >>> list(ArrivalCounts(np.array([3, 0, 5])).take(np.array([2, 2, 0])))
+        >>> list(ExactCounts(np.array([3, 0, 5])).take(np.array([2, 2, 0])))
         [5, 5, 3]
         """
         v = self._values
         if isinstance(v, np.ndarray):
-            return ArrivalCounts(v[idx])
-        return ArrivalCounts(v[i] for i in idx.tolist())
+            return ExactCounts(v[idx])
+        return ExactCounts(v[i] for i in idx.tolist())
 
     def total(self, mask: np.ndarray | Sequence[bool] | None = None) -> int:
         """The exact sum of the counts (where `mask`, aligned with them, is true)."""
@@ -232,6 +232,48 @@ def _garner(rows, p, mods, inv, digits):
             if d != 0 and j > top:
                 top = j
     return top
+
+
+def last_layer_counts(
+    sizes: Sequence[int],
+    edges: Sequence[tuple[np.ndarray, np.ndarray]],
+    primes: Sequence[int],
+) -> np.ndarray:
+    """`layered_counts`' last layer only: each layer's residues are dropped once the next
+    one is summed (a large DAG has tens of millions of states).
+
+    >>> last_layer_counts([1, 2, 1], [(np.array([0, 0]), np.array([0, 1])),
+    ...                               (np.array([0, 1]), np.array([0, 0]))], [7]).tolist()
+    [[2]]
+    """
+    p = np.array(primes, dtype=np.int64)
+    cur = np.ones((sizes[0], len(primes)), dtype=np.int64)
+    for t, (src, dst) in enumerate(edges):
+        nxt = np.zeros((sizes[t + 1], len(primes)), dtype=np.int64)
+        _add_along(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), cur,
+                   nxt, p)
+        cur = nxt
+    return cur
+
+
+@njit(cache=True, nogil=True)
+def _assemble_int64(digits, radix, out):
+    """out[r] = d0 + d1 p0 + d2 p0 p1 + ... for each row of Garner digits, where every value
+    fits an int64; False (out unfinished) as soon as one does not. Every term and partial
+    sum is checked before it is formed (a digit is below its prime, so non-negative), so
+    nothing overflows."""
+    top = np.int64(9223372036854775807)
+    for r in range(digits.shape[0]):
+        acc = digits[r, 0]
+        for j in range(1, len(radix)):
+            d = digits[r, j]
+            if d == 0:
+                continue
+            if radix[j] < 0 or radix[j] > (top - acc) // d:
+                return False
+            acc += d * radix[j]
+        out[r] = acc
+    return True
 
 
 def layered_counts(
@@ -303,14 +345,26 @@ def count_bound(sizes: Sequence[int], edges: Sequence[tuple[np.ndarray, np.ndarr
 
 
 def sum_residues(rows: np.ndarray, groups: np.ndarray, n_groups: int,
-                 primes: Sequence[int], rows_of: np.ndarray | None = None) -> list[int]:
-    """Exact per-group sums of residue rows, as Python ints (CRT): row i is in group
-    groups[i], or, with `rows_of`, the i-th summand is row rows_of[i] (no gathered copy
-    of the rows: one column at a time)."""
-    per_prime = [
-        np.bincount(groups, weights=(rows[:, j] if rows_of is None else rows[rows_of, j])
-                    .astype(np.float64), minlength=n_groups)
-        .astype(np.int64) % primes[j]
-        for j in range(len(primes))
-    ]
-    return crt_rows(np.stack(per_prime, axis=1), primes)
+                 primes: Sequence[int], rows_of: np.ndarray | None = None) -> ExactCounts:
+    """Exact per-group sums of residue rows (CRT): row i is in group groups[i], or, with
+    `rows_of`, the i-th summand is row rows_of[i] (no gathered copy of the rows: one
+    column at a time).
+
+    >>> list(sum_residues(np.array([[3], [4], [5]]), np.array([1, 0, 1]), 2, [7]))
+    [4, 1]
+    """
+    sums = np.zeros((n_groups, len(primes)), dtype=np.int64)
+    for lo in range(0, len(groups), SUM_CHUNK):  # a large DAG has tens of millions of rows
+        g = groups[lo: lo + SUM_CHUNK]
+        part = rows[lo: lo + SUM_CHUNK] if rows_of is None else rows[rows_of[lo: lo + SUM_CHUNK]]
+        for j, p in enumerate(primes):
+            # each residue < 2^31 and a group has far fewer than 2^22 rows: the float sums
+            # are exact integers; each column stays below p after the reduction
+            sums[:, j] += np.bincount(g, weights=part[:, j].astype(np.float64),
+                                      minlength=n_groups).astype(np.int64)
+            sums[:, j] %= p
+    return crt_counts(sums, primes)
+
+
+SUM_CHUNK = 1 << 20
+"""Rows summed at a time by `sum_residues`."""

@@ -117,7 +117,7 @@ class Alonso:
         explored by a second search)."""
         ctx = view.context
         assert bfs.dag is not None
-        ok = ctx.oracle.can_arrive(bfs.dag.arrive_state)
+        ok = ctx.oracle.can_arrive(bfs.dag.arrive_state.take(slice(None)))
         if ok.any():
             return bfs, ok, "optimal, continuable", 0
         cont = layered_bfs(ctx.track, "exact", rules=rules, initial=view.state,

@@ -436,7 +436,7 @@ def test_crt_rows_matches_scalar_crt() -> None:
 
 
 def test_arrival_counts_in_both_forms() -> None:
-    """`crt_counts` and `ArrivalCounts` (the BFS's per-arrival counts): an int64 array
+    """`crt_counts` and `ExactCounts` (the BFS's per-arrival counts): an int64 array
     where every count fits, Python ints where one does not; either way the same ints,
     gathered (`take`) and summed under a mask exactly (sums past 2^63 included), and the
     module's doctests hold."""
@@ -445,10 +445,13 @@ def test_arrival_counts_in_both_forms() -> None:
     import numpy as np
 
     from racecert.oracle import counts
-    from racecert.oracle.counts import ArrivalCounts, crt_counts, primes_below_2_31
+    from racecert.oracle.counts import ExactCounts, crt_counts, primes_below_2_31
 
     primes = primes_below_2_31(4)
-    for group, compact in (([5, 7, 2**40], True), ([5, 2**62, 2**63 + 5], False)):
+    # 2^63 - 1 and 2^62 + 2^61 need three of the four primes' digits but still fit an
+    # int64; 2^63 needs them and does not
+    for group, compact in (([5, 7, 2**40], True), ([5, 2**62 + 2**61, 2**63 - 1], True),
+                           ([5, 2**62, 2**63], False), ([5, 2**62, 2**63 + 5], False)):
         rows = np.array([[v % p for p in primes] for v in group], dtype=np.int64)
         c = crt_counts(rows, primes)
         assert c.compact == compact and c == group and list(c) == group
@@ -456,6 +459,6 @@ def test_arrival_counts_in_both_forms() -> None:
         idx = np.array([2, 0, 2])
         assert c.take(idx) == [group[2], group[0], group[2]]
         assert c.total() == sum(group) and c.total([True, False, True]) == group[0] + group[2]
-    assert ArrivalCounts(np.array([1, 2])) != (1, 3)
+    assert ExactCounts(np.array([1, 2])) != (1, 3)
     failures, tries = doctest.testmod(counts)
     assert tries > 0 and failures == 0

@@ -1,0 +1,122 @@
+"""Many states held in little memory: `PackedStates`, read like `StateArrays`.
+
+A large open area's optimal DAG has tens of millions of arriving moves, and
+`StateArrays` spends seven int32 columns (28 bytes) on each of their states. Their values
+are small (positions within the grid, velocities within its span, a layer, a progress
+flag and an opening phase), so `PackedStates` keeps every column in the narrowest signed
+integer type that holds all of its values (chosen from the data: at most 9 bytes a state
+on a grid under 32,768 cells a side).
+
+Nothing outside this class ever sees a narrow column, so no arithmetic can overflow in
+one: every read gives int32, as `StateArrays` does. `state(i)` reads one row and `take`
+gathers rows (both cost what they return); the column properties (`x`, `vx`, ...) and
+`fields()` widen a whole column on each call, so a caller that needs a few rows asks
+`take` for them instead.
+
+>>> from racecert.model.rules import StateArrays
+>>> s = StateArrays(*(np.array(c, dtype=np.int32) for c in
+...                   ([5, 300], [1, 2], [-3, 4], [0, 0], [0, 1], [1, 0], [2, 2])))
+>>> p = PackedStates.pack(s)
+>>> [str(c.dtype) for c in p.columns], p.nbytes
+(['int16', 'int8', 'int8', 'int8', 'int8', 'int8', 'int8'], 16)
+>>> p.state(1), p.take(np.array([1])).x.tolist(), p.x.dtype
+(CarState(x=300, y=2, vx=4, vy=0, layer=1, progress=0, phase=2), [300], dtype('int32'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from racecert.model.rules import CarState, StateArrays
+
+_NARROW = (np.int8, np.int16, np.int32)
+
+
+def narrowest(column: np.ndarray) -> np.ndarray:
+    """`column` in the narrowest of int8, int16 and int32 that holds all of its values.
+
+    >>> narrowest(np.array([-128, 127], dtype=np.int32)).dtype, narrowest(np.array([128])).dtype
+    (dtype('int8'), dtype('int16'))
+    """
+    lo, hi = (int(column.min()), int(column.max())) if len(column) else (0, 0)
+    for t in _NARROW:
+        info = np.iinfo(t)
+        if info.min <= lo and hi <= info.max:
+            return column.astype(t, copy=False)
+    raise OverflowError(f"state values {lo}..{hi} do not fit 32 bits")
+
+
+@dataclass(frozen=True)
+class PackedStates:
+    """States as seven narrow integer columns (module docstring), in the order of
+    `StateArrays.fields()`; every read widens to int32."""
+
+    columns: tuple[np.ndarray, ...]
+
+    @staticmethod
+    def pack(states: StateArrays) -> PackedStates:
+        """`states` with each column narrowed (`narrowest`)."""
+        return PackedStates(tuple(narrowest(c) for c in states.fields()))
+
+    @staticmethod
+    def concat(parts: Sequence[PackedStates]) -> PackedStates:
+        """The parts one after another (each column as wide as its widest part's)."""
+        if not parts:
+            return PackedStates.pack(StateArrays.of([]))
+        return PackedStates(tuple(np.concatenate(cols) for cols in zip(
+            *(p.columns for p in parts), strict=True)))
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the columns."""
+        return sum(c.nbytes for c in self.columns)
+
+    def state(self, i: int) -> CarState:
+        """Row i as a `CarState`."""
+        return CarState(*(int(c[i]) for c in self.columns))
+
+    def take(self, idx: np.ndarray | slice) -> StateArrays:
+        """The rows at `idx` (indices, a boolean mask or a slice), as int32 `StateArrays`."""
+        return StateArrays(*(c[idx].astype(np.int32) for c in self.columns))
+
+    def unpack(self) -> StateArrays:
+        """Every row as int32 `StateArrays` (28 bytes a state)."""
+        return StateArrays(*self.fields())
+
+    def fields(self) -> tuple[np.ndarray, ...]:
+        """The seven columns, each widened to int32."""
+        return tuple(c.astype(np.int32) for c in self.columns)
+
+    @property
+    def x(self) -> np.ndarray:
+        return self.columns[0].astype(np.int32)
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.columns[1].astype(np.int32)
+
+    @property
+    def vx(self) -> np.ndarray:
+        return self.columns[2].astype(np.int32)
+
+    @property
+    def vy(self) -> np.ndarray:
+        return self.columns[3].astype(np.int32)
+
+    @property
+    def layer(self) -> np.ndarray:
+        return self.columns[4].astype(np.int32)
+
+    @property
+    def progress(self) -> np.ndarray:
+        return self.columns[5].astype(np.int32)
+
+    @property
+    def phase(self) -> np.ndarray:
+        return self.columns[6].astype(np.int32)
