@@ -1,4 +1,5 @@
-"""Many states held in little memory: `PackedStates`, read like `StateArrays`.
+"""Many states held in little memory: `PackedStates` and `IndexedStates`, read like
+`StateArrays`.
 
 A large open area's optimal DAG has tens of millions of arriving moves, and
 `StateArrays` spends seven int32 columns (28 bytes) on each of their states. Their values
@@ -11,7 +12,8 @@ Nothing outside this class ever sees a narrow column, so no arithmetic can overf
 one: every read gives int32, as `StateArrays` does. `state(i)` reads one row and `take`
 gathers rows (both cost what they return); the column properties (`x`, `vx`, ...) and
 `fields()` widen a whole column on each call, so a caller that needs a few rows asks
-`take` for them instead.
+`take` for them instead. `IndexedStates` goes further where the states repeat a few
+distinct rows (the final states of the arriving moves): an index into a table of them.
 
 >>> from racecert.model.rules import StateArrays
 >>> s = StateArrays(*(np.array(c, dtype=np.int32) for c in
@@ -120,3 +122,86 @@ class PackedStates:
     @property
     def phase(self) -> np.ndarray:
         return self.columns[6].astype(np.int32)
+
+
+@dataclass(frozen=True)
+class IndexedStates:
+    """States that repeat a few distinct rows: row i is `table` row `index[i]` with its
+    own `progress[i]` and `phase[i]`; read like `StateArrays` (int32 everywhere).
+
+    The optimal DAG's arriving moves end in far fewer distinct final states (x, y, vx, vy,
+    layer) than there are moves, so this holds them in 6 bytes or less each (an int32
+    index and two narrow columns) instead of `PackedStates`' 9 or `StateArrays`' 28.
+
+    >>> from racecert.model.rules import StateArrays
+    >>> table = StateArrays(*(np.array(c, dtype=np.int32) for c in
+    ...                       ([5, 7], [1, 2], [3, 0], [0, 1], [0, 0], [0, 0], [2, 2])))
+    >>> s = IndexedStates(table, np.array([1, 0, 1], dtype=np.int32),
+    ...                   np.array([0, 1, 1], dtype=np.int8), np.array([2, 2, 2], dtype=np.int8))
+    >>> s.state(2), s.take(np.array([0, 1])).x.tolist(), s.progress.tolist(), len(s)
+    (CarState(x=7, y=2, vx=0, vy=1, layer=0, progress=1, phase=2), [7, 5], [0, 1, 1], 3)
+    """
+
+    table: StateArrays
+    index: np.ndarray
+    own_progress: np.ndarray
+    own_phase: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held per row (the table not counted)."""
+        return self.index.nbytes + self.own_progress.nbytes + self.own_phase.nbytes
+
+    def state(self, i: int) -> CarState:
+        """Row i as a `CarState`."""
+        j = int(self.index[i])
+        t = self.table
+        return CarState(int(t.x[j]), int(t.y[j]), int(t.vx[j]), int(t.vy[j]), int(t.layer[j]),
+                        int(self.own_progress[i]), int(self.own_phase[i]))
+
+    def take(self, idx: np.ndarray | slice) -> StateArrays:
+        """The rows at `idx` (indices, a boolean mask or a slice), as int32 `StateArrays`."""
+        j = self.index[idx]
+        t = self.table
+        return StateArrays(t.x[j], t.y[j], t.vx[j], t.vy[j], t.layer[j],
+                           self.own_progress[idx].astype(np.int32),
+                           self.own_phase[idx].astype(np.int32))
+
+    def unpack(self) -> StateArrays:
+        """Every row as int32 `StateArrays` (28 bytes a state)."""
+        return self.take(slice(None))
+
+    def fields(self) -> tuple[np.ndarray, ...]:
+        """The seven columns, each as int32."""
+        return self.unpack().fields()
+
+    @property
+    def x(self) -> np.ndarray:
+        return self.table.x[self.index]
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.table.y[self.index]
+
+    @property
+    def vx(self) -> np.ndarray:
+        return self.table.vx[self.index]
+
+    @property
+    def vy(self) -> np.ndarray:
+        return self.table.vy[self.index]
+
+    @property
+    def layer(self) -> np.ndarray:
+        return self.table.layer[self.index]
+
+    @property
+    def progress(self) -> np.ndarray:
+        return self.own_progress.astype(np.int32)
+
+    @property
+    def phase(self) -> np.ndarray:
+        return self.own_phase.astype(np.int32)

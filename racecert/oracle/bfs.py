@@ -34,7 +34,7 @@ import numpy as np
 
 from racecert.model.budget import StateBudget, check
 from racecert.model.heap import trim_heap
-from racecert.model.packed import PackedStates
+from racecert.model.packed import IndexedStates, PackedStates
 from racecert.model.rules import (
     CarState,
     RuleProfile,
@@ -75,15 +75,16 @@ class OptimalDag:
     final state in `final_states`. `layered_bfs` builds them as int32 (a layer holds
     fewer than 2^31 states; a large DAG has tens of millions of moves); other builders
     (the lattice pipeline's sub-DAGs) may use int64. `arrive_state` row i is the state
-    arriving move i ends in; `layered_bfs` keeps it as `PackedStates` (a large open area
-    has tens of millions of arriving moves: ask it for the rows needed, `take`).
+    arriving move i ends in; `layered_bfs` keeps it as `IndexedStates` (its final state
+    and its own progress and phase: a large open area has tens of millions of arriving
+    moves, so ask it for the rows needed, `take`).
     """
 
     layers: tuple[StateArrays, ...]
     edges: tuple[tuple[np.ndarray, np.ndarray], ...]
     arrive_src: np.ndarray
     arrive_final: np.ndarray
-    arrive_state: StateArrays | PackedStates
+    arrive_state: StateArrays | PackedStates | IndexedStates
     final_states: StateArrays
 
     @property
@@ -197,12 +198,10 @@ def layered_bfs(
             if not arrivals:
                 visited.add(succ_keys[:n_succ])
         if arrivals:
-            a_src = np.concatenate([a for a, _ in arrivals])
-            a_state = PackedStates.concat([s for _, s in arrivals])
-            # the backward pass reads the layers' keys only, and the arrivals once joined
-            del visited, arrivals
+            # the backward pass reads the layers' keys only
+            del visited
             trim_heap()  # the visited set's pages back to the system (`model.heap`)
-            dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, a_src, a_state,
+            dag, counts, per_arrival = _finish(codec, rules, keys_by_layer, arrivals,
                                                depth + 1, first, k, mode)
             return BfsResult(mode, True, depth + 1, counts.total(), counts, dag, total,
                              depth + 1, False, time.perf_counter() - t0, per_arrival)
@@ -358,11 +357,17 @@ CHUNK_ARRIVALS = 1 << 20
 """Arrivals keyed and looked up at a time when their final states are found."""
 
 
-def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src: np.ndarray,
-            a_state: PackedStates, m_star: int, first: StateArrays, k: int, mode: Mode
-            ) -> tuple[OptimalDag, ExactCounts, ExactCounts]:
-    """The optimal DAG by a backward pass that recomputes its moves, then exact counts."""
+def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray],
+            arrivals: list[tuple[np.ndarray, PackedStates]], m_star: int, first: StateArrays,
+            k: int, mode: Mode) -> tuple[OptimalDag, ExactCounts, ExactCounts]:
+    """The optimal DAG by a backward pass that recomputes its moves, then exact counts.
+
+    `arrivals` (the forward pass's batches of arriving moves: sources, states) is emptied
+    once they are joined, so that no second copy of them stays alive."""
     last = m_star - 1
+    a_src = np.concatenate([a for a, _ in arrivals])
+    a_state = PackedStates.concat([s for _, s in arrivals])
+    arrivals.clear()
     # the arrivals come in the forward pass's order: their sources ascend
     kept_last, arrive_src = _runs(a_src)
     del a_src
@@ -379,11 +384,15 @@ def _finish(codec: StateCodec, rules: RuleProfile, keys: list[np.ndarray], a_src
                    if t else first.take(kept[0]) for t in range(last + 1))
     dag_edges = tuple(moves)
     ukeys, final_idx, finals = _final_states(codec, a_state)
+    # an arrival's state is its final state's (the same kinematic key) with its own
+    # progress and phase
+    arrived = IndexedStates(finals, final_idx, *a_state.columns[5:])
+    del a_state
     sizes = [len(layer) for layer in layers]
     primes = primes_for_bound(count_bound(sizes, dag_edges))  # layer 0: one path each
     residues = last_layer_counts(sizes, dag_edges, primes)
     # an arriving move is one move from its source: as many trajectories end with it as
     # reach its source, so the CRT runs once per last-layer state, not once per arrival
     counts = sum_residues(residues, final_idx, len(ukeys), primes, rows_of=arrive_src)
-    dag = OptimalDag(layers, dag_edges, arrive_src, final_idx, a_state, finals)
+    dag = OptimalDag(layers, dag_edges, arrive_src, final_idx, arrived, finals)
     return dag, counts, crt_counts(residues, primes).take(arrive_src)

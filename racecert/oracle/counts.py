@@ -9,12 +9,17 @@ ints.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Sequence
 from functools import cache
 
 import numpy as np
 from numba import njit
+
+SUM_CHUNK = 1 << 20
+"""Rows summed, and counts read, at a time (`sum_residues`, `ExactCounts`): a large DAG
+has tens of millions."""
 
 
 def _is_prime(n: int) -> bool:
@@ -143,19 +148,26 @@ class ExactCounts(Sequence[int]):
 
     Kept as an int64 array where the counts fit one (`compact`: 8 bytes a count; a
     large open area has millions of arriving moves and final states, and a Python int
-    costs about 36 bytes with its pointer), else as a tuple of Python ints. Equal to any
-    sequence of the same ints.
+    costs about 36 bytes with its pointer), else as a tuple of Python ints. With `index`,
+    item i is value `index[i]`: many arriving moves share the count of their source, so
+    they keep its index (4 bytes) instead of a copy. Equal to any sequence of the same
+    ints.
 
     >>> c = ExactCounts(np.array([3, 0, 5]))
     >>> c == (3, 0, 5), sum(c), c.total(np.array([True, False, True])), type(c[0])
     (True, 8, 8, <class 'int'>)
+    >>> d = ExactCounts((3, 2**70), index=np.array([1, 0, 1]))
+    >>> list(d), d[2] == 2**70, d.total([False, True, True]) == 3 + 2**70, d.compact
+    ([1180591620717411303424, 3, 1180591620717411303424], True, True, False)
     """
 
-    __slots__ = ("_values",)
+    __slots__ = ("_index", "_values")
 
-    def __init__(self, values: np.ndarray | Sequence[int] = ()) -> None:
+    def __init__(self, values: np.ndarray | Sequence[int] = (),
+                 index: np.ndarray | None = None) -> None:
         self._values: np.ndarray | tuple[int, ...] = (
             values if isinstance(values, np.ndarray) else tuple(values))
+        self._index = index
 
     @property
     def compact(self) -> bool:
@@ -163,16 +175,28 @@ class ExactCounts(Sequence[int]):
         return isinstance(self._values, np.ndarray)
 
     def __len__(self) -> int:
-        return len(self._values)
+        return len(self._values) if self._index is None else len(self._index)
 
     def __getitem__(self, i):  # type: ignore[no-untyped-def]
         if isinstance(i, slice):
-            return ExactCounts(self._values[i])
-        return int(self._values[i])
+            if self._index is None:
+                return ExactCounts(self._values[i])
+            return ExactCounts(self._values, self._index[i])
+        return int(self._values[i if self._index is None else int(self._index[i])])
+
+    def _chunks(self, mask: np.ndarray | None = None) -> Iterator[list[int]]:
+        """The counts (where `mask`) as lists of Python ints, `SUM_CHUNK` items at a time."""
+        v, index = self._values, self._index
+        for lo in range(0, len(self), SUM_CHUNK):
+            rows = np.arange(lo, min(lo + SUM_CHUNK, len(self)))
+            if mask is not None:
+                rows = rows[mask[lo: lo + SUM_CHUNK]]
+            at = rows if index is None else index[rows]
+            yield v[at].tolist() if isinstance(v, np.ndarray) else [v[j] for j in at.tolist()]
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._values.tolist() if isinstance(self._values, np.ndarray)
-                    else self._values)
+        for part in self._chunks():
+            yield from part
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str):
@@ -183,28 +207,25 @@ class ExactCounts(Sequence[int]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"ExactCounts({list(self)[:8]}{', ...' if len(self) > 8 else ''})"
+        head = list(itertools.islice(self, 8))
+        return f"ExactCounts({head}{', ...' if len(self) > 8 else ''})"
 
     def take(self, idx: np.ndarray) -> ExactCounts:
-        """The counts at the indices `idx`, in their order.
+        """The counts at the indices `idx`, in their order (an index into the same values:
+        nothing is copied but the indices).
 
         >>> list(ExactCounts(np.array([3, 0, 5])).take(np.array([2, 2, 0])))
         [5, 5, 3]
         """
-        v = self._values
-        if isinstance(v, np.ndarray):
-            return ExactCounts(v[idx])
-        return ExactCounts(v[i] for i in idx.tolist())
+        return ExactCounts(self._values, idx if self._index is None else self._index[idx])
 
     def total(self, mask: np.ndarray | Sequence[bool] | None = None) -> int:
-        """The exact sum of the counts (where `mask`, aligned with them, is true)."""
-        v = self._values
-        if mask is None:
-            return sum(v.tolist()) if isinstance(v, np.ndarray) else sum(v)
-        m = np.asarray(mask, dtype=bool)
-        if isinstance(v, np.ndarray):
-            return sum(v[m].tolist())  # Python ints: the sum may pass 2^63
-        return sum(c for c, ok in zip(v, m.tolist(), strict=True) if ok)
+        """The exact sum of the counts (where `mask`, aligned with them, is true): Python
+        ints, since the sum may pass 2^63."""
+        m = None if mask is None else np.asarray(mask, dtype=bool)
+        if m is not None and len(m) != len(self):
+            raise ValueError(f"a mask of {len(m)} for {len(self)} counts")
+        return sum(sum(part) for part in self._chunks(m))
 
 
 @njit(cache=True, nogil=True)
@@ -250,8 +271,7 @@ def last_layer_counts(
     cur = np.ones((sizes[0], len(primes)), dtype=np.int64)
     for t, (src, dst) in enumerate(edges):
         nxt = np.zeros((sizes[t + 1], len(primes)), dtype=np.int64)
-        _add_along(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), cur,
-                   nxt, p)
+        _add_edges(src, dst, cur, nxt, p)
         cur = nxt
     return cur
 
@@ -296,11 +316,19 @@ def layered_counts(
     out = [cur]
     for t, (src, dst) in enumerate(edges):
         nxt = np.zeros((sizes[t + 1], len(primes)), dtype=np.int64)
-        _add_along(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), cur,
-                   nxt, p)
+        _add_edges(src, dst, cur, nxt, p)
         out.append(nxt)
         cur = nxt
     return out
+
+
+def _add_edges(src: np.ndarray, dst: np.ndarray, cur: np.ndarray, nxt: np.ndarray,
+               p: np.ndarray) -> None:
+    """`_add_along` over the edges `SUM_CHUNK` at a time, each chunk's indices as int64 (the
+    one type the kernel is compiled for: a layer of a large DAG has millions of edges)."""
+    for lo in range(0, len(src), SUM_CHUNK):
+        _add_along(np.asarray(src[lo: lo + SUM_CHUNK], dtype=np.int64),
+                   np.asarray(dst[lo: lo + SUM_CHUNK], dtype=np.int64), cur, nxt, p)
 
 
 @njit(cache=True, nogil=True)
@@ -365,6 +393,3 @@ def sum_residues(rows: np.ndarray, groups: np.ndarray, n_groups: int,
             sums[:, j] %= p
     return crt_counts(sums, primes)
 
-
-SUM_CHUNK = 1 << 20
-"""Rows summed at a time by `sum_residues`."""
