@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from racecert.model import packed
-from racecert.model.packed import PackedStates, narrowest
+from racecert.model.packed import IndexedStates, PackedStates, narrowest
 from racecert.model.rules import StateArrays
 
 _INT32 = st.integers(-2**31, 2**31 - 1)
@@ -67,3 +67,29 @@ def test_narrowest_refuses_what_32_bits_cannot_hold() -> None:
     assert narrowest(np.array([], dtype=np.int64)).dtype == np.int8
     with pytest.raises(OverflowError, match="do not fit 32 bits"):
         narrowest(np.array([2**31], dtype=np.int64))
+
+
+@given(st.lists(st.lists(_VALUE, min_size=7, max_size=7), min_size=1, max_size=6),
+       st.lists(st.tuples(st.integers(0, 5), st.integers(-128, 127), st.integers(-128, 127)),
+                max_size=12))
+def test_indexed_states_read_like_the_rows_they_index(table_rows: list[list[int]],
+                                                      picks: list[tuple[int, int, int]]
+                                                      ) -> None:
+    """Row i of `IndexedStates` is table row index[i] with its own progress and phase, by
+    every read: rows, gathered rows, masks, slices and whole columns (int32)."""
+    table = _states(table_rows)
+    picks = [(j % len(table_rows), p, f) for j, p, f in picks]
+    want = _states([[*table_rows[j][:5], p, f] for j, p, f in picks])
+    got = IndexedStates(table, np.array([j for j, _, _ in picks], dtype=np.int32),
+                        np.array([p for _, p, _ in picks], dtype=np.int8),
+                        np.array([f for _, _, f in picks], dtype=np.int8))
+    assert len(got) == len(want)
+    for cols in (got.fields(), (got.x, got.y, got.vx, got.vy, got.layer, got.progress,
+                                got.phase)):
+        assert all(c.dtype == np.int32 for c in cols)
+        assert [c.tolist() for c in cols] == [c.tolist() for c in want.fields()]
+    assert [got.state(i) for i in range(len(got))] == [want.state(i) for i in range(len(want))]
+    for sel in (np.arange(len(want))[::-1].copy(), np.arange(len(want)) % 3 == 1,
+                slice(2, None)):
+        assert ([c.tolist() for c in got.take(sel).fields()]
+                == [c.tolist() for c in want.take(sel).fields()])

@@ -460,5 +460,16 @@ def test_arrival_counts_in_both_forms() -> None:
         assert c.take(idx) == [group[2], group[0], group[2]]
         assert c.total() == sum(group) and c.total([True, False, True]) == group[0] + group[2]
     assert ExactCounts(np.array([1, 2])) != (1, 3)
+    # an index into the values (the per-arrival counts: their sources'), in both forms
+    for values in (np.array([7, 2**62, 0]), (7, 2**80, 0)):
+        c = ExactCounts(values, index=np.array([1, 1, 0, 2, 1]))
+        big = int(values[1])
+        want = [big, big, 7, 0, big]
+        assert list(c) == want and c == want and len(c) == 5 and c[3] == 0
+        assert c[1:4] == want[1:4] and c.take(np.array([4, 2])) == [big, 7]
+        assert c.take(np.array([2, 0])).take(np.array([1])) == [big]
+        assert c.total() == 3 * big + 7 and c.total([1, 0, 1, 1, 0]) == big + 7
+        with pytest.raises(ValueError, match="a mask of 2 for 5 counts"):
+            c.total([True, False])
     failures, tries = doctest.testmod(counts)
     assert tries > 0 and failures == 0
