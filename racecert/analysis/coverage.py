@@ -67,8 +67,8 @@ def dag_moves(dag: OptimalDag, width: int, height: int) -> np.ndarray:
     a = dag.layers[-1]
     for lo in range(0, len(dag.arrive_src), CHUNK):
         s = dag.arrive_src[lo: lo + CHUNK]
-        arr = dag.arrive_state.take(slice(lo, lo + CHUNK))
-        parts.append(unique_sorted(move_keys(a.x[s], a.y[s], arr.vx, arr.vy, width, height)))
+        vx, vy = dag.arrive_state.velocities(slice(lo, lo + CHUNK))
+        parts.append(unique_sorted(move_keys(a.x[s], a.y[s], vx, vy, width, height)))
     return unique_sorted(np.concatenate(parts))
 
 

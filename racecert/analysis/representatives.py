@@ -362,14 +362,14 @@ class _Pass:
             near_rows.append(rows[s * self._arrival_lengths(rows) - ext_f <= tol])
         rows = np.concatenate(near_rows)
         src = dag.arrive_src[rows]
-        st = dag.arrive_state.take(rows)
+        vx, vy = dag.arrive_state.velocities(rows)
         a = dag.layers[last]
         dx, dy = _arrival_moves(self.dag, rows)
         ip, ic, ik = self._plus_moves(src, dx ** 2 + dy ** 2)
         best = self._extremes(ip, ic, ik, np.zeros(len(rows), dtype=np.int64), 1)
         win = np.flatnonzero(best).tolist()
         ties = sum((self.count[int(src[r])] for r in win), 0)
-        acc = _acc_index(st.vx - a.vx[src], st.vy - a.vy[src])
+        acc = _acc_index(vx - a.vx[src], vy - a.vy[src])
         r_best = min(win, key=lambda r: (int(self.rank[int(src[r])]), int(acc[r])))
         accs = [int(acc[r_best])]
         i = int(src[r_best])
@@ -396,8 +396,9 @@ def _arrival_moves(dag: OptimalDag, rows: np.ndarray) -> tuple[np.ndarray, np.nd
     """The displacement (int64) of arriving moves `rows`: from its source to where the run
     ends (p + v', or on a cell-path track the goal cell its walk reached: docs/rules.md
     section 10)."""
-    src, st, a = dag.arrive_src[rows], dag.arrive_state.take(rows), dag.layers[-1]
-    return st.x.astype(np.int64) - a.x[src], st.y.astype(np.int64) - a.y[src]
+    src, a = dag.arrive_src[rows], dag.layers[-1]
+    x, y = dag.arrive_state.positions(rows)
+    return x.astype(np.int64) - a.x[src], y.astype(np.int64) - a.y[src]
 
 
 @dataclass(frozen=True)

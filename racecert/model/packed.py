@@ -10,10 +10,11 @@ on a grid under 32,768 cells a side).
 
 Nothing outside this class ever sees a narrow column, so no arithmetic can overflow in
 one: every read gives int32, as `StateArrays` does. `state(i)` reads one row and `take`
-gathers rows (both cost what they return); the column properties (`x`, `vx`, ...) and
-`fields()` widen a whole column on each call, so a caller that needs a few rows asks
-`take` for them instead. `IndexedStates` goes further where the states repeat a few
-distinct rows (the final states of the arriving moves): an index into a table of them.
+gathers rows (both cost what they return), as do `positions` and `velocities` for two
+columns; the column properties (`x`, `vx`, ...) and `fields()` widen a whole column on
+each call, so a caller that needs a few rows asks for them instead. `IndexedStates`
+goes further where the states repeat a few distinct rows (the final states of the
+arriving moves): an index into a table of them.
 
 >>> from racecert.model.rules import StateArrays
 >>> s = StateArrays(*(np.array(c, dtype=np.int32) for c in
@@ -90,6 +91,14 @@ class PackedStates:
     def unpack(self) -> StateArrays:
         """Every row as int32 `StateArrays` (28 bytes a state)."""
         return StateArrays(*self.fields())
+
+    def positions(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """x and y of the rows at `idx`, as int32."""
+        return self.columns[0][idx].astype(np.int32), self.columns[1][idx].astype(np.int32)
+
+    def velocities(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """vx and vy of the rows at `idx`, as int32."""
+        return self.columns[2][idx].astype(np.int32), self.columns[3][idx].astype(np.int32)
 
     def fields(self) -> tuple[np.ndarray, ...]:
         """The seven columns, each widened to int32."""
@@ -173,6 +182,16 @@ class IndexedStates:
     def unpack(self) -> StateArrays:
         """Every row as int32 `StateArrays` (28 bytes a state)."""
         return self.take(slice(None))
+
+    def positions(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """x and y of the rows at `idx`, as int32."""
+        j = self.index[idx]
+        return self.table.x[j], self.table.y[j]
+
+    def velocities(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """vx and vy of the rows at `idx`, as int32."""
+        j = self.index[idx]
+        return self.table.vx[j], self.table.vy[j]
 
     def fields(self) -> tuple[np.ndarray, ...]:
         """The seven columns, each as int32."""

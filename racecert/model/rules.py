@@ -177,6 +177,14 @@ class StateArrays:
     def fields(self) -> tuple[np.ndarray, ...]:
         return (self.x, self.y, self.vx, self.vy, self.layer, self.progress, self.phase)
 
+    def positions(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """x and y of the rows at `idx` (as `racecert.model.packed`'s forms give them)."""
+        return self.x[idx], self.y[idx]
+
+    def velocities(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """vx and vy of the rows at `idx`."""
+        return self.vx[idx], self.vy[idx]
+
     def state(self, i: int) -> CarState:
         """Row i as a `CarState`."""
         return CarState(*(int(a[i]) for a in self.fields()))

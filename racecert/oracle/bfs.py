@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+from numba import njit
 
 from racecert.model.budget import StateBudget, check
 from racecert.model.heap import trim_heap
@@ -43,6 +44,7 @@ from racecert.model.rules import (
 )
 from racecert.model.states import StateCodec
 from racecert.model.track import Track
+from racecert.model.unique import unique_sorted
 from racecert.oracle.backward import candidate_sources
 from racecert.oracle.counts import (
     ExactCounts,
@@ -332,7 +334,7 @@ def _final_states(codec: StateCodec, a_state: PackedStates
     of its memory (it sorts an index array and builds two more as long as the arrivals: a
     large open area has tens of millions): the keys are computed and their indices
     looked up `CHUNK_ARRIVALS` arrivals at a time, and the first arrival per state is
-    found chunk by chunk in arrival order.
+    found by one compiled pass.
     """
     n = len(a_state)
     vx, vy = a_state.columns[2:4]
@@ -341,16 +343,21 @@ def _final_states(codec: StateCodec, a_state: PackedStates
     parts = range(0, n, CHUNK_ARRIVALS)
     fkeys = np.concatenate([codec.kinematic(a_state.take(slice(lo, lo + CHUNK_ARRIVALS)),
                                             span) for lo in parts] or [np.zeros(0, np.int64)])
-    ukeys = np.unique(fkeys)
+    ukeys = unique_sorted(fkeys)
     final_idx = np.empty(n, dtype=np.int32)
-    first = np.full(len(ukeys), -1, dtype=np.int64)
     for lo in parts:
-        idx = np.searchsorted(ukeys, fkeys[lo: lo + CHUNK_ARRIVALS])
-        final_idx[lo: lo + len(idx)] = idx
-        u, at = np.unique(idx, return_index=True)
-        new = first[u] < 0
-        first[u[new]] = at[new] + lo
+        final_idx[lo: lo + CHUNK_ARRIVALS] = np.searchsorted(ukeys, fkeys[lo: lo + CHUNK_ARRIVALS])
+    first = np.full(len(ukeys), -1, dtype=np.int64)
+    _first_rows(final_idx, first)
     return ukeys, final_idx, a_state.take(first)
+
+
+@njit(cache=True, nogil=True)
+def _first_rows(group, first):
+    """first[g] = the first row i with group[i] == g (first[g] < 0 on entry)."""
+    for i in range(len(group)):
+        if first[group[i]] < 0:
+            first[group[i]] = i
 
 
 CHUNK_ARRIVALS = 1 << 20

@@ -375,21 +375,34 @@ def count_bound(sizes: Sequence[int], edges: Sequence[tuple[np.ndarray, np.ndarr
 def sum_residues(rows: np.ndarray, groups: np.ndarray, n_groups: int,
                  primes: Sequence[int], rows_of: np.ndarray | None = None) -> ExactCounts:
     """Exact per-group sums of residue rows (CRT): row i is in group groups[i], or, with
-    `rows_of`, the i-th summand is row rows_of[i] (no gathered copy of the rows: one
-    column at a time).
+    `rows_of`, the i-th summand is row rows_of[i] (one compiled pass, no gathered copy of
+    the rows).
 
     >>> list(sum_residues(np.array([[3], [4], [5]]), np.array([1, 0, 1]), 2, [7]))
     [4, 1]
     """
     sums = np.zeros((n_groups, len(primes)), dtype=np.int64)
-    for lo in range(0, len(groups), SUM_CHUNK):  # a large DAG has tens of millions of rows
-        g = groups[lo: lo + SUM_CHUNK]
-        part = rows[lo: lo + SUM_CHUNK] if rows_of is None else rows[rows_of[lo: lo + SUM_CHUNK]]
-        for j, p in enumerate(primes):
-            # each residue < 2^31 and a group has far fewer than 2^22 rows: the float sums
-            # are exact integers; each column stays below p after the reduction
-            sums[:, j] += np.bincount(g, weights=part[:, j].astype(np.float64),
-                                      minlength=n_groups).astype(np.int64)
-            sums[:, j] %= p
+    which = np.arange(len(groups)) if rows_of is None else rows_of
+    rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(len(rows), len(primes))
+    for lo in range(0, len(groups), SUM_CHUNK):  # the indices as int64 a chunk at a time
+        _add_rows(np.asarray(groups[lo: lo + SUM_CHUNK], dtype=np.int64),
+                  np.asarray(which[lo: lo + SUM_CHUNK], dtype=np.int64), rows,
+                  np.array(primes, dtype=np.int64), sums)
     return crt_counts(sums, primes)
+
+
+@njit(cache=True, nogil=True)
+def _add_rows(groups, which, rows, p, sums):
+    """sums[groups[i]] += rows[which[i]] (mod p) for every i; residues stay below p < 2^31
+    (a residue given out of range is reduced first)."""
+    for i in range(len(groups)):
+        g, r = groups[i], which[i]
+        for j in range(len(p)):
+            x = rows[r, j]
+            if x < 0 or x >= p[j]:
+                x %= p[j]
+            v = sums[g, j] + x
+            if v >= p[j]:
+                v -= p[j]
+            sums[g, j] = v
 

@@ -51,9 +51,21 @@ def test_every_read_gives_the_packed_values_as_int32(a: list[list[int]],
     idx = np.arange(len(s))[::-1].copy()
     mask = np.arange(len(s)) % 2 == 0
     for sel in (idx, mask, slice(1, None)):
-        got = p.take(sel)
+        got, want = p.take(sel), s.take(sel)
         assert all(g.dtype == np.int32 for g in got.fields())
-        assert [g.tolist() for g in got.fields()] == [c.tolist() for c in s.take(sel).fields()]
+        assert [g.tolist() for g in got.fields()] == [c.tolist() for c in want.fields()]
+        _same_pairs(p, s, want, sel)
+
+
+def _same_pairs(got: PackedStates | IndexedStates | StateArrays, s: StateArrays,
+                want: StateArrays, sel: np.ndarray | slice) -> None:
+    """`positions` and `velocities` of `got` and `s` at `sel` are `want`'s columns."""
+    for a, b in ((got.positions(sel), s.positions(sel)), (got.velocities(sel),
+                                                          s.velocities(sel))):
+        assert all(c.dtype == np.int32 for c in a)
+        assert [c.tolist() for c in a] == [c.tolist() for c in b]
+    assert [c.tolist() for c in got.positions(sel)] == [want.x.tolist(), want.y.tolist()]
+    assert [c.tolist() for c in got.velocities(sel)] == [want.vx.tolist(), want.vy.tolist()]
 
 
 def test_a_packed_read_cannot_overflow() -> None:
@@ -93,3 +105,4 @@ def test_indexed_states_read_like_the_rows_they_index(table_rows: list[list[int]
                 slice(2, None)):
         assert ([c.tolist() for c in got.take(sel).fields()]
                 == [c.tolist() for c in want.take(sel).fields()])
+        _same_pairs(got, want, want.take(sel), sel)
