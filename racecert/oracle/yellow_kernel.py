@@ -122,7 +122,7 @@ def _swap(hp, hq, hi, a, b):
     hi[a], hi[b] = hi[b], hi[a]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _push(hp, hq, hi, n, p, q, i):
     """Push (p, q, i) on the binary min-heap of n entries (the caller adds 1 to n)."""
     hp[n], hq[n], hi[n] = p, q, i
@@ -135,7 +135,7 @@ def _push(hp, hq, hi, n, p, q, i):
         j = parent
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _pop(hp, hq, hi, n):
     """Remove the top of the heap of n entries (the caller subtracts 1 from n)."""
     n -= 1
@@ -201,7 +201,7 @@ def near_edges(e_src, e_dst, k, dist, settled, cols, exact, keep):
         keep[r] = gap <= (2 * float_error_one(dist[t] + 1.0) if exact else EDITOR_TOLERANCE)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_sat,
            op_moves, op_speed, op_perp, phase_limit, lines,  # the rules (expand_moves)
            fin, steps, box, rowp, colp, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds
@@ -210,24 +210,30 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
            head, nxt, skey, hp, hq, hi, bhead, cnt, best,  # state index, queue, counters
            e_src, e_dst, e_acc, a_src, a_acc, a_len,  # edges and arrivals kept
            t1, t2, t3, answers, req,  # exact forms: transitions, answers, requests
-           sk, sv, sqf_in, p_off, p_len, pd, pk, itk, itv):  # square-free, interned parts
-    """Run the search until it ends (`DONE`) or must return (module docstring)."""
+           sk, sv, sqf_in, p_off, p_len, pd, pk, itk, itv,  # square-free, interned parts
+           s_src, sc, a_out, work, cand, bd, bk):  # scratch (`SCRATCH`)
+    """Run the search until it ends (`DONE`) or must return (module docstring).
+
+    Compiled without numba's reference counting (`_nrt=False`, as its callees that take
+    arrays): every array is owned by the caller for the whole call, and counting the
+    references of the arrays handed to each callee and of each view cost atomic updates
+    worth about a third of the search's time. So the kernel allocates nothing: its scratch
+    arrays come from the caller, `s_src` (9,) and `sc` (7, 10) int32 (successors in columns
+    0-8, the state expanded in column 9), `a_out` (8, 9) int32, `work` (6, 9) int64 (per
+    successor: id, exact form's integer part and irrational id, key, kept, and -1 / 0 / 1:
+    decide by floats / keep / take), `cand` (9,) float64 and `bd`, `bk` (len(pd),) int64.
+    """
     exact = mode == EXACT
     bnd = mode == BOUND
-    s_src = np.empty(9, dtype=np.int32)
-    sc = np.empty((7, 10), dtype=np.int32)  # successors in columns 0-8, v in column 9
-    a_out = np.empty((8, 9), dtype=np.int32)
-    ids = np.empty(9, dtype=np.int64)
+    ids, nip, nir, keys, ok, better = work[0], work[1], work[2], work[3], work[4], work[5]
+    v0, v1, v2, v3, v4, v5, v6 = (sc[0, 9:], sc[1, 9:], sc[2, 9:], sc[3, 9:], sc[4, 9:],
+                                  sc[5, 9:], sc[6, 9:])
+    s0, s1, s2, s3, s4, s5, s6 = (sc[0, :9], sc[1, :9], sc[2, :9], sc[3, :9], sc[4, :9],
+                                  sc[5, :9], sc[6, :9])
+    o0, o1, o2, o3, o4, o5, o6, o7 = (a_out[0], a_out[1], a_out[2], a_out[3], a_out[4],
+                                      a_out[5], a_out[6], a_out[7])
     key_none = np.int64(0)  # a zero typed int64, as the other callers pass it: a literal 0
     # compiles a second specialisation of the callee (expand_moves: ~3 s on a fresh install)
-    nip = np.empty(9, dtype=np.int64)
-    nir = np.empty(9, dtype=np.int64)
-    keys = np.empty(9, dtype=np.int64)
-    ok = np.empty(9, dtype=np.bool_)
-    cand = np.empty(9, dtype=np.float64)
-    better = np.empty(9, dtype=np.int8)  # -1: decide by floats, 0: keep, 1: take
-    bd = np.empty(len(pd), dtype=np.int64)
-    bk = np.empty(len(pd), dtype=np.int64)
     done_here = 0
     wh = np.int64(w) * h
     if exact:
@@ -304,12 +310,10 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
             for f in range(7):
                 sc[f, 9] = cols[f, v]
             n_s, n_a = expand_moves(
-                sc[0, 9:], sc[1, 9:], sc[2, 9:], sc[3, 9:], sc[4, 9:], sc[5, 9:],
-                sc[6, 9:], acc_x, acc_y, w, h, drivable, endable, ramp, clearance,
-                plain_sat, op_moves, op_speed, op_perp, phase_limit, lines, key_none, keys,
-                s_src, sc[0, :9], sc[1, :9], sc[2, :9], sc[3, :9], sc[4, :9], sc[5, :9],
-                sc[6, :9], a_out[0], a_out[1], a_out[2], a_out[3], a_out[4], a_out[5],
-                a_out[6], a_out[7])
+                v0, v1, v2, v3, v4, v5, v6, acc_x, acc_y, w, h, drivable, endable, ramp,
+                clearance, plain_sat, op_moves, op_speed, op_perp, phase_limit, lines,
+                key_none, keys, s_src, s0, s1, s2, s3, s4, s5, s6, o0, o1, o2, o3, o4, o5,
+                o6, o7)
             missing = False
             for j in range(n_s):
                 qvx, qvy = np.int64(sc[2, j]), np.int64(sc[3, j])

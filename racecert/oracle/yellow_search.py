@@ -134,6 +134,12 @@ class Search:
         self.itv = np.full(2 * f, -1, dtype=np.int64)
         self.sqf: dict[int, tuple[int, int]] = {}  # n -> (k, d), all handed in
         self.sqf_in = np.zeros((64, 3), dtype=np.int64)
+        # the kernel's scratch (it allocates nothing: `yellow_kernel.search`); bd and bk
+        # follow pd's length (`run`)
+        self.scratch = (np.zeros(9, dtype=np.int32), np.zeros((7, 10), dtype=np.int32),
+                        np.zeros((8, 9), dtype=np.int32), np.zeros((6, 9), dtype=np.int64),
+                        np.zeros(9))
+        self.bd = self.bk = np.zeros(0, dtype=np.int64)
 
     # -- the results ----------------------------------------------------------------------
 
@@ -222,6 +228,8 @@ class Search:
         the message), `progress(windows, settled)` is called between slices."""
         max_states = budget.limit if budget is not None else -1
         while True:
+            if len(self.bd) != len(self.pd):
+                self.bd, self.bk = (np.empty(len(self.pd), dtype=np.int64) for _ in "dk")
             status = yk.search(
                 self.mode, *self.rules_args, self.fin, self.steps, self.box, self.rowp,
                 self.colp, self.prune, self.limit,
@@ -233,7 +241,8 @@ class Search:
                 self.e_dst, self.e_acc, self.a_src, self.a_acc, self.a_len, self.t1,
                 self.t2, self.t3, self.answers, self.req, self.sk, self.sv, self.sqf_in,
                 self.p_off,
-                self.p_len, self.pd, self.pk, self.itk, self.itv)
+                self.p_len, self.pd, self.pk, self.itk, self.itv, *self.scratch, self.bd,
+                self.bk)
             if status == yk.DONE:
                 break
             if status == yk.GROW:
