@@ -87,7 +87,7 @@ from racecert.model.track import Track
 from racecert.oracle import yellow_kernel as yk
 from racecert.oracle.dag_order import fewest_moves, mark_sources
 from racecert.oracle.yellow_bound import cut_of, finish_gap2, upper_bound
-from racecert.oracle.yellow_search import Search
+from racecert.oracle.yellow_search import Search, initial_capacity
 
 Selection = Literal["editor", "exact"]
 EDITOR_TOLERANCE = yk.EDITOR_TOLERANCE
@@ -226,7 +226,8 @@ def shortest_trajectory(
             if not exact:
                 limit += 2 * EDITOR_TOLERANCE * (u + 2.0)
     search = Search(rules.kernel_args(), track, yk.EXACT if exact else yk.EDITOR,
-                    prune=bool(np.isfinite(limit)), limit=limit)
+                    prune=bool(np.isfinite(limit)), limit=limit,
+                    capacity=initial_capacity(track, budget.limit if budget else -1))
     if exact and found is not None and found.found:
         search.cut = cut_of(found, search)
         search.cut_on = True
