@@ -86,11 +86,13 @@ from racecert.oracle.yellow_tables import (  # noqa: F401 (the counters, for the
     C_SQFIN,
     C_TRANS,
     C_WIN,
+    head_slot,
     intern,
     plus_root,
     sqf_find,
-    state_find,
     state_put,
+    state_put_at,
+    state_walk,
     take_in,
     trans_find,
     trans_put,
@@ -176,6 +178,13 @@ def _key(w, h, x, y, vx, vy, layer, prog, phase):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _key_rest(w, h, vx, vy, layer, prog, phase):
+    """The key's digits above its cell: `_key` is rest·w·h + y·w + x."""
+    key = np.int64(prog) + 2 * np.int64(phase)
+    return ((key * 2 + layer) * (2 * h - 1) + (vy + h - 1)) * (2 * w - 1) + (vx + w - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _answer(answers, n_ans, ip_a, ir_a, ip_b, ir_b):
     """1 if a < b, 0 if not, -1 if the caller has not answered yet."""
     for r in range(n_ans):
@@ -219,13 +228,15 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
     references of the arrays handed to each callee and of each view cost atomic updates
     worth about a third of the search's time. So the kernel allocates nothing: its scratch
     arrays come from the caller, `s_src` (9,) and `sc` (7, 10) int32 (successors in columns
-    0-8, the state expanded in column 9), `a_out` (8, 9) int32, `work` (6, 9) int64 (per
-    successor: id, exact form's integer part and irrational id, key, kept, and -1 / 0 / 1:
-    decide by floats / keep / take), `cand` (9,) float64 and `bd`, `bk` (len(pd),) int64.
+    0-8, the state expanded in column 9), `a_out` (8, 9) int32, `work` (8, 9) int64 (per
+    successor: id, exact form's integer part and irrational id, key, kept, -1 / 0 / 1:
+    decide by floats / keep / take, head slot, first key of its chain), `cand` (9,) float64
+    and `bd`, `bk` (len(pd),) int64.
     """
     exact = mode == EXACT
     bnd = mode == BOUND
     ids, nip, nir, keys, ok, better = work[0], work[1], work[2], work[3], work[4], work[5]
+    slots, fkey = work[6], work[7]
     v0, v1, v2, v3, v4, v5, v6 = (sc[0, 9:], sc[1, 9:], sc[2, 9:], sc[3, 9:], sc[4, 9:],
                                   sc[5, 9:], sc[6, 9:])
     s0, s1, s2, s3, s4, s5, s6 = (sc[0, :9], sc[1, :9], sc[2, :9], sc[3, :9], sc[4, :9],
@@ -236,6 +247,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
     # compiles a second specialisation of the callee (expand_moves: ~3 s on a fresh install)
     done_here = 0
     wh = np.int64(w) * h
+    bmask = len(head) // wh - 1  # the state index's heads per cell, less 1
     if exact:
         take_in(sqf_in, cnt, sk, sv)
         if cnt[C_PARTS] == 0:  # part 0: no irrational part
@@ -334,8 +346,28 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                     if sb >= len(bhead):
                         cnt[C_BNEED] = sb
                         return GROW
-                keys[j] = _key(w, h, sc[0, j], sc[1, j], qvx, qvy, sc[4, j], sc[5, j], sc[6, j])
-                t = state_find(head, nxt, skey, keys[j], wh, cnt)
+                rest = _key_rest(w, h, qvx, qvy, sc[4, j], sc[5, j], sc[6, j])
+                cell = np.int64(sc[1, j]) * w + sc[0, j]
+                keys[j] = rest * wh + cell
+                slots[j] = head_slot(cell, rest, bmask)
+            # The state index (`yellow_tables.state_find`) in passes over the successors,
+            # so that their cache misses overlap: the chains' first ids, their keys, then
+            # the walks where the first is not the state.
+            for j in range(n_s):
+                if ok[j]:
+                    ids[j] = head[slots[j]]
+            for j in range(n_s):
+                if ok[j] and ids[j] >= 0:
+                    fkey[j] = skey[ids[j]]
+            for j in range(n_s):
+                if not ok[j]:
+                    continue
+                c = cand[j]
+                qvx, qvy = np.int64(sc[2, j]), np.int64(sc[3, j])
+                n2 = qvx * qvx + qvy * qvy
+                t = ids[j]
+                if t >= 0 and fkey[j] != keys[j]:
+                    t = state_walk(head, nxt, skey, keys[j], t, cnt)
                 ids[j] = t
                 better[j] = -1
                 if not exact or (t >= 0 and settled[t]):
@@ -426,7 +458,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
             if t < 0:
                 t = cnt[C_N]
                 cnt[C_N] += 1
-                state_put(head, nxt, skey, keys[j], t, wh)
+                state_put_at(head, nxt, skey, keys[j], t, slots[j])
                 for f in range(7):
                     cols[f, t] = sc[f, j]
                 dist[t] = np.inf

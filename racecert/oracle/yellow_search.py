@@ -163,7 +163,7 @@ class Search:
         # the kernel's scratch (it allocates nothing: `yellow_kernel.search`); bd and bk
         # follow pd's length (`run`)
         self.scratch = (np.zeros(9, dtype=np.int32), np.zeros((7, 10), dtype=np.int32),
-                        np.zeros((8, 9), dtype=np.int32), np.zeros((6, 9), dtype=np.int64),
+                        np.zeros((8, 9), dtype=np.int32), np.zeros((8, 9), dtype=np.int64),
                         np.zeros(9))
         self.bd = self.bk = np.zeros(0, dtype=np.int64)
 

@@ -53,8 +53,14 @@ CHAIN = 8
 def _head_of(key, wh, bmask):
     """The head slot of a state key whose lowest mixed-radix digit is its cell y·w + x
     (< `wh`): each cell owns bmask + 1 consecutive heads, the rest of the key hashed
-    among them."""
-    return (key % wh) * (bmask + 1) + np.int64(_mix(key // wh, 0) & np.uint64(bmask))
+    among them (`head_slot`)."""
+    return head_slot(key % wh, key // wh, bmask)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def head_slot(cell, rest, bmask):
+    """`_head_of` of the key rest·wh + cell, from its parts (no division)."""
+    return cell * (bmask + 1) + np.int64(_mix(rest, 0) & np.uint64(bmask))
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -68,8 +74,19 @@ def state_find(head, nxt, skey, key, wh, cnt):
     chain entries read are the ones just read (a hash over millions of slots missed the
     cache on almost every probe, most of the search's time on a long serpentine). A walk
     longer than `CHAIN` sets `cnt[C_LONG]` (the caller doubles the heads per cell)."""
-    bmask = len(head) // wh - 1
-    i = head[_head_of(key, wh, bmask)]
+    return state_walk(head, nxt, skey, key, state_first(head, key, wh), cnt)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def state_first(head, key, wh):
+    """The first id of the chain `key` is in (-1: empty): `state_find` is `state_walk`
+    from it."""
+    return np.int64(head[_head_of(key, wh, len(head) // wh - 1)])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def state_walk(head, nxt, skey, key, i, cnt):
+    """`state_find` from the chain's first id i (`state_first`)."""
     walked = 0
     while i >= 0:
         if skey[i] == key:
@@ -84,7 +101,12 @@ def state_find(head, nxt, skey, key, wh, cnt):
 @njit(cache=True, nogil=True, _nrt=False)
 def state_put(head, nxt, skey, key, i, wh):
     """Add state id i with `key` (not yet in the index) to the front of its chain."""
-    slot = _head_of(key, wh, len(head) // wh - 1)
+    state_put_at(head, nxt, skey, key, i, _head_of(key, wh, len(head) // wh - 1))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def state_put_at(head, nxt, skey, key, i, slot):
+    """`state_put` into the chain of head `slot` (`_head_of` of `key`)."""
     skey[i] = key
     nxt[i] = head[slot]
     head[slot] = i
