@@ -195,19 +195,23 @@ def _answer(answers, n_ans, ip_a, ir_a, ip_b, ir_b):
 
 
 @njit(cache=True, nogil=True)
-def near_edges(e_src, e_dst, k, dist, settled, cols, exact, keep):
-    """Which of the first k kept moves end at a settled state within the selection's
-    tolerance of its distance: |d(u) + |v'| - d(v)| <= 2·float_error(d(v) + 1) (exact;
-    every exactly tight move is among them) or <= 1e-6 (editor), as `dijkstra._select`
-    computes it."""
+def near_edges(e_src, e_dst, e_acc, k, dist, settled, cols, exact):
+    """Keep, of the first k kept moves, those that end at a settled state within the
+    selection's tolerance of its distance: |d(u) + |v'| - d(v)| <= 2·float_error(d(v) + 1)
+    (exact; every exactly tight move is among them) or <= 1e-6 (editor), as
+    `dijkstra._select` computes it. They are moved, in order, to the front of the arrays;
+    returns how many."""
+    m = 0
     for r in range(k):
         s, t = e_src[r], e_dst[r]
         if not settled[t]:
-            keep[r] = False
             continue
         vx, vy = np.int64(cols[2, t]), np.int64(cols[3, t])
         gap = abs(dist[s] + np.sqrt(np.float64(vx * vx + vy * vy)) - dist[t])
-        keep[r] = gap <= (2 * float_error_one(dist[t] + 1.0) if exact else EDITOR_TOLERANCE)
+        if gap <= (2 * float_error_one(dist[t] + 1.0) if exact else EDITOR_TOLERANCE):
+            e_src[m], e_dst[m], e_acc[m] = s, t, e_acc[r]
+            m += 1
+    return m
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -187,12 +187,12 @@ class Search:
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The kept moves (src, dst: int32, acceleration index: int8), in the order they were
         kept, that the selection can find tight (`yellow_kernel.near_edges`): the kernel kept
-        every move within the tolerance of its target's distance when it was relaxed."""
-        k = int(self.cnt[yk.C_EDGES])
-        keep = np.empty(k, dtype=np.bool_)
-        yk.near_edges(self.e_src, self.e_dst, k, self.dist, self.settled, self.cols,
-                      self.mode == yk.EXACT, keep)
-        return self.e_src[:k][keep], self.e_dst[:k][keep], self.e_acc[:k][keep]
+        every move within the tolerance of its target's distance when it was relaxed. The
+        others are dropped from the kept moves (in place: no copy of millions of moves)."""
+        m = yk.near_edges(self.e_src, self.e_dst, self.e_acc, int(self.cnt[yk.C_EDGES]),
+                          self.dist, self.settled, self.cols, self.mode == yk.EXACT)
+        self.cnt[yk.C_EDGES] = m
+        return self.e_src[:m], self.e_dst[:m], self.e_acc[:m]
 
     def arrivals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         k = int(self.cnt[yk.C_ARR])
