@@ -172,9 +172,7 @@ def sub_bucket(d):
 @njit(cache=True, nogil=True, inline="always")
 def _key(w, h, x, y, vx, vy, layer, prog, phase):
     """The state key (the mixed radix of `StateCodec` with the phase kept)."""
-    key = np.int64(prog) + 2 * np.int64(phase)
-    key = (((key * 2 + layer) * (2 * h - 1) + (vy + h - 1)) * (2 * w - 1) + (vx + w - 1)) * h + y
-    return key * w + x
+    return (_key_rest(w, h, vx, vy, layer, prog, phase) * h + y) * w + x
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -224,25 +222,24 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
            e_src, e_dst, e_acc, a_src, a_acc, a_len,  # edges and arrivals kept
            t1, t2, t3, answers, req,  # exact forms: transitions, answers, requests
            sk, sv, sqf_in, p_off, p_len, pd, pk, itk, itv,  # square-free, interned parts
-           s_src, sc, a_out, work, cand, bd, bk):  # scratch (`SCRATCH`)
+           s_src, sc, a_out, work, cand, bd, bk):  # scratch (`Search.scratch`)
     """Run the search until it ends (`DONE`) or must return (module docstring).
 
     Compiled without numba's reference counting (`_nrt=False`, as its callees that take
-    arrays): every array is owned by the caller for the whole call, and counting the
-    references of the arrays handed to each callee and of each view cost atomic updates
-    worth about a third of the search's time. So the kernel allocates nothing: its scratch
-    arrays come from the caller, `s_src` (9,) and `sc` (7, 10) int32 (successors in columns
-    0-8, the state expanded in column 9), `a_out` (8, 9) int32, `work` (8, 9) int64 (per
-    successor: id, exact form's integer part and irrational id, key, kept, -1 / 0 / 1:
-    decide by floats / keep / take, head slot, first key of its chain), `cand` (9,) float64
-    and `bd`, `bk` (len(pd),) int64.
+    arrays): the caller owns every array for the whole call, and counting the references
+    of the arrays handed to each callee and of each view cost atomic updates worth a third
+    of the search's time. So it allocates nothing; its scratch comes from the caller:
+    `s_src` (9,) and `sc` (7, 10) int32 (successors in columns 0-8, the state expanded in
+    9), `a_out` (8, 9) int32, `work` (8, 9) int64 (per successor: id, exact form's integer
+    part and irrational id, key, kept, -1 / 0 / 1: decide by floats / keep / take, head
+    slot, first key of its chain), `cand` (9,) float64, `bd`, `bk` (len(pd),) int64.
     """
     exact = mode == EXACT
     bnd = mode == BOUND
     ids, nip, nir, keys, ok, better = work[0], work[1], work[2], work[3], work[4], work[5]
     slots, fkey = work[6], work[7]
     v0, v1, v2, v3, v4, v5, v6 = (sc[0, 9:], sc[1, 9:], sc[2, 9:], sc[3, 9:], sc[4, 9:],
-                                  sc[5, 9:], sc[6, 9:])
+                                  sc[5, 9:], sc[6, 9:])  # expand_moves's, made once
     s0, s1, s2, s3, s4, s5, s6 = (sc[0, :9], sc[1, :9], sc[2, :9], sc[3, :9], sc[4, :9],
                                   sc[5, :9], sc[6, :9])
     o0, o1, o2, o3, o4, o5, o6, o7 = (a_out[0], a_out[1], a_out[2], a_out[3], a_out[4],
@@ -354,9 +351,8 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                 cell = np.int64(sc[1, j]) * w + sc[0, j]
                 keys[j] = rest * wh + cell
                 slots[j] = head_slot(cell, rest, bmask)
-            # The state index (`yellow_tables.state_find`) in passes over the successors,
-            # so that their cache misses overlap: the chains' first ids, their keys, then
-            # the walks where the first is not the state.
+            # The state index (`yellow_tables.state_find`) in passes, so that the misses of
+            # the successors overlap: first ids, their keys, walks where the first is not it.
             for j in range(n_s):
                 if ok[j]:
                     ids[j] = head[slots[j]]
