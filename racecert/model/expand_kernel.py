@@ -19,7 +19,10 @@ rules of `rules.apply_move` in integers only:
    start at equal t (as the reference sorts them).
 
 The kernel fills preallocated arrays and returns how many successors and arrivals it
-wrote; `rules.VectorRaceRules.expand` wraps them as `StateArrays`.
+wrote; `rules.VectorRaceRules.expand` wraps them as `StateArrays`. It allocates nothing
+and is compiled without numba's reference counting (`_nrt=False`): yellow's search calls
+it once per state (`racecert.oracle.yellow_kernel.search`), and counting the references
+of its thirty-odd array arguments on every call cost two atomic updates each.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ def _cross(axis, k, lo_, hi_, px, py, vx, vy):
     return 1, num, 2 * vf
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def expand_moves(bx, by, bvx, bvy, blayer, bprog, bphase,  # the batch
                  acc_x, acc_y,  # the accelerations (rules.ACCELERATIONS), in order
                  w, h, drivable, endable, ramp, clearance, plain_sat,  # the surfaces, flat

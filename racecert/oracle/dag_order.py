@@ -46,3 +46,22 @@ def mark_sources(src: np.ndarray, dst: np.ndarray, order: np.ndarray,
         e = order[k]
         if mark[dst[e]]:
             mark[src[e]] = True
+
+
+@njit(cache=True, nogil=True)
+def fewest_moves_forwards(src: np.ndarray, dst: np.ndarray, moves: np.ndarray) -> None:
+    """`fewest_moves` with the edges taken as given (already in a topological order): no
+    order array to build over millions of edges."""
+    for e in range(len(src)):
+        m = moves[src[e]] + 1
+        if m < moves[dst[e]]:
+            moves[dst[e]] = m
+
+
+@njit(cache=True, nogil=True)
+def mark_sources_backwards(src: np.ndarray, dst: np.ndarray, mark: np.ndarray) -> None:
+    """`mark_sources` with the edges taken from the last to the first (given in a
+    topological order, so that backwards every edge out of v comes before any into v)."""
+    for e in range(len(src) - 1, -1, -1):
+        if mark[dst[e]]:
+            mark[src[e]] = True

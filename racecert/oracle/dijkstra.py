@@ -85,9 +85,14 @@ from racecert.model.rules import (
 )
 from racecert.model.track import Track
 from racecert.oracle import yellow_kernel as yk
-from racecert.oracle.dag_order import fewest_moves, mark_sources
+from racecert.oracle.dag_order import (
+    fewest_moves,
+    fewest_moves_forwards,
+    mark_sources,
+    mark_sources_backwards,
+)
 from racecert.oracle.yellow_bound import cut_of, finish_gap2, upper_bound
-from racecert.oracle.yellow_search import Search
+from racecert.oracle.yellow_search import Search, initial_capacity
 
 Selection = Literal["editor", "exact"]
 EDITOR_TOLERANCE = yk.EDITOR_TOLERANCE
@@ -226,7 +231,8 @@ def shortest_trajectory(
             if not exact:
                 limit += 2 * EDITOR_TOLERANCE * (u + 2.0)
     search = Search(rules.kernel_args(), track, yk.EXACT if exact else yk.EDITOR,
-                    prune=bool(np.isfinite(limit)), limit=limit)
+                    prune=bool(np.isfinite(limit)), limit=limit,
+                    capacity=initial_capacity(track, budget.limit if budget else -1))
     if exact and found is not None and found.found:
         search.cut = cut_of(found, search)
         search.cut_on = True
@@ -266,7 +272,6 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
     a_src, a_acc, a_len = arrivals
     n = store.n
     dist = store.dist[:n]
-    vx, vy = store.cols[2][e_dst], store.cols[3][e_dst]
     amin = float(a_len.min())
     if exact:
         near_arr = np.nonzero(a_len <= amin + 2 * float_error(amin + 1.0))[0]
@@ -290,13 +295,15 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
         # late parts: `yellow_kernel`), so that order is topological: no sort is needed.
         reach = np.zeros(n, dtype=bool)
         reach[a_src[best_arr]] = True
-        mark_sources(e_src, e_dst, np.arange(len(e_src) - 1, -1, -1), reach)
+        mark_sources_backwards(e_src, e_dst, reach)
         tight = np.zeros(len(e_src), dtype=bool)
         rows = np.nonzero(reach[e_dst])[0]
         # canonical forms: equal lengths exactly when the forms are equal
-        ip, ir = store.extend(e_src[rows], vx[rows], vy[rows])
-        tight[rows] = (ip == store.ipart[e_dst[rows]]) & (ir == store.irr[e_dst[rows]])
+        r_dst = e_dst[rows]
+        ip, ir = store.extend(e_src[rows], store.cols[2][r_dst], store.cols[3][r_dst])
+        tight[rows] = (ip == store.ipart[r_dst]) & (ir == store.irr[r_dst])
     else:
+        vx, vy = store.cols[2][e_dst], store.cols[3][e_dst]
         step = np.sqrt((vx.astype(np.int64) ** 2 + vy.astype(np.int64) ** 2).astype(np.float64))
         tight = np.abs(dist[e_src] + step - dist[e_dst]) <= EDITOR_TOLERANCE
         best_arr = np.nonzero(a_len <= amin + EDITOR_TOLERANCE)[0]
@@ -307,9 +314,10 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
     # the fewest moves over tight paths: one pass in order of the source's distance (exact:
     # the order the edges came in, as above; a tolerance of 1e-6 may put both ends of a
     # tight edge in one bucket, settled in any order, so the editor selection sorts)
-    forward = (np.arange(len(t_src)) if exact
-               else np.argsort(dist[t_src], kind="stable"))
-    fewest_moves(t_src, t_dst, forward, moves)
+    if exact:
+        fewest_moves_forwards(t_src, t_dst, moves)
+    else:
+        fewest_moves(t_src, t_dst, np.argsort(dist[t_src], kind="stable"), moves)
     arr_moves = moves[a_src[best_arr]] + 1
     m_best = int(arr_moves.min())
     best_arr = best_arr[arr_moves == m_best]
@@ -317,9 +325,10 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
     t_src, t_dst, t_acc = t_src[keep], t_dst[keep], t_acc[keep]
     good = np.zeros(n, dtype=bool)
     good[a_src[best_arr]] = True
-    backward = (np.arange(len(t_src) - 1, -1, -1) if exact
-                else np.argsort(-dist[t_dst], kind="stable"))
-    mark_sources(t_src, t_dst, backward, good)
+    if exact:
+        mark_sources_backwards(t_src, t_dst, good)
+    else:
+        mark_sources(t_src, t_dst, np.argsort(-dist[t_dst], kind="stable"), good)
     order = np.lexsort((t_acc, t_src))
     t_src, t_dst, t_acc = t_src[order], t_dst[order], t_acc[order]
     cur = start

@@ -86,11 +86,13 @@ from racecert.oracle.yellow_tables import (  # noqa: F401 (the counters, for the
     C_SQFIN,
     C_TRANS,
     C_WIN,
+    head_slot,
     intern,
     plus_root,
     sqf_find,
-    state_find,
     state_put,
+    state_put_at,
+    state_walk,
     take_in,
     trans_find,
     trans_put,
@@ -122,7 +124,7 @@ def _swap(hp, hq, hi, a, b):
     hi[a], hi[b] = hi[b], hi[a]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _push(hp, hq, hi, n, p, q, i):
     """Push (p, q, i) on the binary min-heap of n entries (the caller adds 1 to n)."""
     hp[n], hq[n], hi[n] = p, q, i
@@ -135,7 +137,7 @@ def _push(hp, hq, hi, n, p, q, i):
         j = parent
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _pop(hp, hq, hi, n):
     """Remove the top of the heap of n entries (the caller subtracts 1 from n)."""
     n -= 1
@@ -170,9 +172,14 @@ def sub_bucket(d):
 @njit(cache=True, nogil=True, inline="always")
 def _key(w, h, x, y, vx, vy, layer, prog, phase):
     """The state key (the mixed radix of `StateCodec` with the phase kept)."""
+    return (_key_rest(w, h, vx, vy, layer, prog, phase) * h + y) * w + x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _key_rest(w, h, vx, vy, layer, prog, phase):
+    """The key's digits above its cell: `_key` is rest·w·h + y·w + x."""
     key = np.int64(prog) + 2 * np.int64(phase)
-    key = (((key * 2 + layer) * (2 * h - 1) + (vy + h - 1)) * (2 * w - 1) + (vx + w - 1)) * h + y
-    return key * w + x
+    return ((key * 2 + layer) * (2 * h - 1) + (vy + h - 1)) * (2 * w - 1) + (vx + w - 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -186,22 +193,26 @@ def _answer(answers, n_ans, ip_a, ir_a, ip_b, ir_b):
 
 
 @njit(cache=True, nogil=True)
-def near_edges(e_src, e_dst, k, dist, settled, cols, exact, keep):
-    """Which of the first k kept moves end at a settled state within the selection's
-    tolerance of its distance: |d(u) + |v'| - d(v)| <= 2·float_error(d(v) + 1) (exact;
-    every exactly tight move is among them) or <= 1e-6 (editor), as `dijkstra._select`
-    computes it."""
+def near_edges(e_src, e_dst, e_acc, k, dist, settled, cols, exact):
+    """Keep, of the first k kept moves, those that end at a settled state within the
+    selection's tolerance of its distance: |d(u) + |v'| - d(v)| <= 2·float_error(d(v) + 1)
+    (exact; every exactly tight move is among them) or <= 1e-6 (editor), as
+    `dijkstra._select` computes it. They are moved, in order, to the front of the arrays;
+    returns how many."""
+    m = 0
     for r in range(k):
         s, t = e_src[r], e_dst[r]
         if not settled[t]:
-            keep[r] = False
             continue
         vx, vy = np.int64(cols[2, t]), np.int64(cols[3, t])
         gap = abs(dist[s] + np.sqrt(np.float64(vx * vx + vy * vy)) - dist[t])
-        keep[r] = gap <= (2 * float_error_one(dist[t] + 1.0) if exact else EDITOR_TOLERANCE)
+        if gap <= (2 * float_error_one(dist[t] + 1.0) if exact else EDITOR_TOLERANCE):
+            e_src[m], e_dst[m], e_acc[m] = s, t, e_acc[r]
+            m += 1
+    return m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_sat,
            op_moves, op_speed, op_perp, phase_limit, lines,  # the rules (expand_moves)
            fin, steps, box, rowp, colp, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds
@@ -210,26 +221,34 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
            head, nxt, skey, hp, hq, hi, bhead, cnt, best,  # state index, queue, counters
            e_src, e_dst, e_acc, a_src, a_acc, a_len,  # edges and arrivals kept
            t1, t2, t3, answers, req,  # exact forms: transitions, answers, requests
-           sk, sv, sqf_in, p_off, p_len, pd, pk, itk, itv):  # square-free, interned parts
-    """Run the search until it ends (`DONE`) or must return (module docstring)."""
+           sk, sv, sqf_in, p_off, p_len, pd, pk, itk, itv,  # square-free, interned parts
+           s_src, sc, a_out, work, cand, bd, bk):  # scratch (`Search.scratch`)
+    """Run the search until it ends (`DONE`) or must return (module docstring).
+
+    Compiled without numba's reference counting (`_nrt=False`, as its callees that take
+    arrays): the caller owns every array for the whole call, and counting the references
+    of the arrays handed to each callee and of each view cost atomic updates worth a third
+    of the search's time. So it allocates nothing; its scratch comes from the caller:
+    `s_src` (9,) and `sc` (7, 10) int32 (successors in columns 0-8, the state expanded in
+    9), `a_out` (8, 9) int32, `work` (8, 9) int64 (per successor: id, exact form's integer
+    part and irrational id, key, kept, -1 / 0 / 1: decide by floats / keep / take, head
+    slot, first key of its chain), `cand` (9,) float64, `bd`, `bk` (len(pd),) int64.
+    """
     exact = mode == EXACT
     bnd = mode == BOUND
-    s_src = np.empty(9, dtype=np.int32)
-    sc = np.empty((7, 10), dtype=np.int32)  # successors in columns 0-8, v in column 9
-    a_out = np.empty((8, 9), dtype=np.int32)
-    ids = np.empty(9, dtype=np.int64)
+    ids, nip, nir, keys, ok, better = work[0], work[1], work[2], work[3], work[4], work[5]
+    slots, fkey = work[6], work[7]
+    v0, v1, v2, v3, v4, v5, v6 = (sc[0, 9:], sc[1, 9:], sc[2, 9:], sc[3, 9:], sc[4, 9:],
+                                  sc[5, 9:], sc[6, 9:])  # expand_moves's, made once
+    s0, s1, s2, s3, s4, s5, s6 = (sc[0, :9], sc[1, :9], sc[2, :9], sc[3, :9], sc[4, :9],
+                                  sc[5, :9], sc[6, :9])
+    o0, o1, o2, o3, o4, o5, o6, o7 = (a_out[0], a_out[1], a_out[2], a_out[3], a_out[4],
+                                      a_out[5], a_out[6], a_out[7])
     key_none = np.int64(0)  # a zero typed int64, as the other callers pass it: a literal 0
     # compiles a second specialisation of the callee (expand_moves: ~3 s on a fresh install)
-    nip = np.empty(9, dtype=np.int64)
-    nir = np.empty(9, dtype=np.int64)
-    keys = np.empty(9, dtype=np.int64)
-    ok = np.empty(9, dtype=np.bool_)
-    cand = np.empty(9, dtype=np.float64)
-    better = np.empty(9, dtype=np.int8)  # -1: decide by floats, 0: keep, 1: take
-    bd = np.empty(len(pd), dtype=np.int64)
-    bk = np.empty(len(pd), dtype=np.int64)
     done_here = 0
     wh = np.int64(w) * h
+    bmask = len(head) // wh - 1  # the state index's heads per cell, less 1
     if exact:
         take_in(sqf_in, cnt, sk, sv)
         if cnt[C_PARTS] == 0:  # part 0: no irrational part
@@ -304,12 +323,10 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
             for f in range(7):
                 sc[f, 9] = cols[f, v]
             n_s, n_a = expand_moves(
-                sc[0, 9:], sc[1, 9:], sc[2, 9:], sc[3, 9:], sc[4, 9:], sc[5, 9:],
-                sc[6, 9:], acc_x, acc_y, w, h, drivable, endable, ramp, clearance,
-                plain_sat, op_moves, op_speed, op_perp, phase_limit, lines, key_none, keys,
-                s_src, sc[0, :9], sc[1, :9], sc[2, :9], sc[3, :9], sc[4, :9], sc[5, :9],
-                sc[6, :9], a_out[0], a_out[1], a_out[2], a_out[3], a_out[4], a_out[5],
-                a_out[6], a_out[7])
+                v0, v1, v2, v3, v4, v5, v6, acc_x, acc_y, w, h, drivable, endable, ramp,
+                clearance, plain_sat, op_moves, op_speed, op_perp, phase_limit, lines,
+                key_none, keys, s_src, s0, s1, s2, s3, s4, s5, s6, o0, o1, o2, o3, o4, o5,
+                o6, o7)
             missing = False
             for j in range(n_s):
                 qvx, qvy = np.int64(sc[2, j]), np.int64(sc[3, j])
@@ -330,8 +347,27 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
                     if sb >= len(bhead):
                         cnt[C_BNEED] = sb
                         return GROW
-                keys[j] = _key(w, h, sc[0, j], sc[1, j], qvx, qvy, sc[4, j], sc[5, j], sc[6, j])
-                t = state_find(head, nxt, skey, keys[j], wh, cnt)
+                rest = _key_rest(w, h, qvx, qvy, sc[4, j], sc[5, j], sc[6, j])
+                cell = np.int64(sc[1, j]) * w + sc[0, j]
+                keys[j] = rest * wh + cell
+                slots[j] = head_slot(cell, rest, bmask)
+            # The state index (`yellow_tables.state_find`) in passes, so that the misses of
+            # the successors overlap: first ids, their keys, walks where the first is not it.
+            for j in range(n_s):
+                if ok[j]:
+                    ids[j] = head[slots[j]]
+            for j in range(n_s):
+                if ok[j] and ids[j] >= 0:
+                    fkey[j] = skey[ids[j]]
+            for j in range(n_s):
+                if not ok[j]:
+                    continue
+                c = cand[j]
+                qvx, qvy = np.int64(sc[2, j]), np.int64(sc[3, j])
+                n2 = qvx * qvx + qvy * qvy
+                t = ids[j]
+                if t >= 0 and fkey[j] != keys[j]:
+                    t = state_walk(head, nxt, skey, keys[j], t, cnt)
                 ids[j] = t
                 better[j] = -1
                 if not exact or (t >= 0 and settled[t]):
@@ -422,7 +458,7 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
             if t < 0:
                 t = cnt[C_N]
                 cnt[C_N] += 1
-                state_put(head, nxt, skey, keys[j], t, wh)
+                state_put_at(head, nxt, skey, keys[j], t, slots[j])
                 for f in range(7):
                     cols[f, t] = sc[f, j]
                 dist[t] = np.inf

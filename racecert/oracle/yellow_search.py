@@ -33,6 +33,26 @@ into few cells, at a memory cost bounded by the states."""
 GROWTH = 4
 """Arrays grow by this factor: each copy is of at most a quarter of the final size (growing
 the arrays of millions of states costs about as much as settling them otherwise)."""
+STATES_PER_CELL = 64
+"""Room for this many states per drivable cell to begin with (`initial_capacity`)."""
+MAX_INITIAL = 1 << 22
+"""The most states `initial_capacity` makes room for (about 400 MB of address space)."""
+
+
+def initial_capacity(track: Track, budget_limit: int = -1) -> int:
+    """The states yellow's search makes room for before it starts: `STATES_PER_CELL` per
+    drivable cell (winding tracks store that many or a few less: the serpentine ~48, llanura
+    ~28), at most `MAX_INITIAL` and `budget_limit` (if >= 0) plus one expansion.
+
+    The arrays are zeroed, not filled, so the room no state reaches is never touched and
+    costs nothing; the room that is used spares the copies of growing (`GROWTH`), which in
+    a fresh process cost a tenth of the search on the serpentine (pages faulted twice).
+    """
+    cells = int(track.surface_arrays.drivable.any(axis=0).sum())
+    cap = min(STATES_PER_CELL * cells, MAX_INITIAL)
+    if budget_limit >= 0:
+        cap = min(cap, budget_limit + 16)
+    return max(cap, _START)
 
 
 def finish_ints(track: Track) -> np.ndarray:
@@ -67,12 +87,15 @@ class Search:
 
     `limit` prunes moves whose end cannot arrive within it (`prune`); `cut` is the tie
     cut's bound (integer part, irrational id, moves) or None; `settle_budget` ends a
-    ``BOUND`` search. `forms` (``EXACT`` only) interns the irrational parts.
+    ``BOUND`` search. `forms` (``EXACT`` only) interns the irrational parts. `capacity`:
+    the states to make room for at first (`initial_capacity`; the queue and the kept
+    moves get twice as many entries).
     """
 
     def __init__(self, rules_args: tuple, track: Track, mode: int, *, prune: bool = False,
                  limit: float = np.inf, cut: tuple[int, int, int] | None = None,
-                 settle_budget: int = -1, weight: float = 1.0) -> None:
+                 settle_budget: int = -1, weight: float = 1.0,
+                 capacity: int = _START) -> None:
         self.weight = weight
         self.rules_args, self.mode = rules_args, mode
         self.fin = finish_ints(track)
@@ -86,12 +109,14 @@ class Search:
         self.cut = cut if cut is not None else (0, -1, 0)
         self.cut_on = cut is not None
         self.settle_budget = settle_budget
-        c = _START
+        c = capacity
+        # Zeroed, not filled (as `_grow_states`): the kernel sets every field of a state
+        # when it stores it, and the room no state reaches is never touched.
         self.cols = np.zeros((7, c), dtype=np.int32)
-        self.dist = np.full(c, np.inf)
+        self.dist = np.zeros(c)
         # ids, moves and interned ids fit 32 bits (`_grow_states`, `_grow_queue`): the
         # arrays are held and copied for millions of states
-        self.pred = np.full(c, -1, dtype=np.int32)
+        self.pred = np.zeros(c, dtype=np.int32)
         self.moves = np.zeros(c, dtype=np.int32)
         ce, cb = (c if mode == yk.EXACT else 1), (c if mode == yk.BOUND else 1)
         self.ipart = np.zeros(ce, dtype=np.int64)  # exact forms: EXACT only
@@ -103,17 +128,18 @@ class Search:
         self.head = np.full(self.wh, -1, dtype=np.int32)  # one head per cell to begin
         self.nxt = np.zeros(c, dtype=np.int32)
         self.skey = np.zeros(c, dtype=np.int64)
-        self.hp = np.zeros(cb)  # the heap's keys: BOUND only (else bucket lists)
-        self.hq = np.zeros(c, dtype=np.int32)
-        self.hi = np.zeros(c, dtype=np.int32)
+        # the heap's keys (BOUND only, else bucket lists), one per queue entry
+        self.hp = np.zeros(2 * c if mode == yk.BOUND else 1)
+        self.hq = np.zeros(2 * c, dtype=np.int32)
+        self.hi = np.zeros(2 * c, dtype=np.int32)
         self.cnt = np.zeros(yt.N_COUNTERS, dtype=np.int64)
         self.bhead = np.full(_START, -1, dtype=np.int64)
         self.cnt[yk.C_BSRC] = -1
         self.cnt[yk.C_HCAP] = HEADS_PER_STATE * c + self.wh
         self.best = np.array([np.inf, 0.0])
-        self.e_src = np.zeros(c, dtype=np.int32)  # ids < 2^31: `_grow_states`
-        self.e_dst = np.zeros(c, dtype=np.int32)
-        self.e_acc = np.zeros(c, dtype=np.int8)
+        self.e_src = np.zeros(2 * c, dtype=np.int32)  # ids < 2^31: `_grow_states`
+        self.e_dst = np.zeros(2 * c, dtype=np.int32)
+        self.e_acc = np.zeros(2 * c, dtype=np.int8)
         self.a_src = np.zeros(64, dtype=np.int64)
         self.a_acc = np.zeros(64, dtype=np.int64)
         self.a_len = np.zeros(64)
@@ -134,6 +160,12 @@ class Search:
         self.itv = np.full(2 * f, -1, dtype=np.int64)
         self.sqf: dict[int, tuple[int, int]] = {}  # n -> (k, d), all handed in
         self.sqf_in = np.zeros((64, 3), dtype=np.int64)
+        # the kernel's scratch (it allocates nothing: `yellow_kernel.search`); bd and bk
+        # follow pd's length (`run`)
+        self.scratch = (np.zeros(9, dtype=np.int32), np.zeros((7, 10), dtype=np.int32),
+                        np.zeros((8, 9), dtype=np.int32), np.zeros((8, 9), dtype=np.int64),
+                        np.zeros(9))
+        self.bd = self.bk = np.zeros(0, dtype=np.int64)
 
     # -- the results ----------------------------------------------------------------------
 
@@ -155,12 +187,12 @@ class Search:
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The kept moves (src, dst: int32, acceleration index: int8), in the order they were
         kept, that the selection can find tight (`yellow_kernel.near_edges`): the kernel kept
-        every move within the tolerance of its target's distance when it was relaxed."""
-        k = int(self.cnt[yk.C_EDGES])
-        keep = np.empty(k, dtype=np.bool_)
-        yk.near_edges(self.e_src, self.e_dst, k, self.dist, self.settled, self.cols,
-                      self.mode == yk.EXACT, keep)
-        return self.e_src[:k][keep], self.e_dst[:k][keep], self.e_acc[:k][keep]
+        every move within the tolerance of its target's distance when it was relaxed. The
+        others are dropped from the kept moves (in place: no copy of millions of moves)."""
+        m = yk.near_edges(self.e_src, self.e_dst, self.e_acc, int(self.cnt[yk.C_EDGES]),
+                          self.dist, self.settled, self.cols, self.mode == yk.EXACT)
+        self.cnt[yk.C_EDGES] = m
+        return self.e_src[:m], self.e_dst[:m], self.e_acc[:m]
 
     def arrivals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         k = int(self.cnt[yk.C_ARR])
@@ -222,6 +254,8 @@ class Search:
         the message), `progress(windows, settled)` is called between slices."""
         max_states = budget.limit if budget is not None else -1
         while True:
+            if len(self.bd) != len(self.pd):
+                self.bd, self.bk = (np.empty(len(self.pd), dtype=np.int64) for _ in "dk")
             status = yk.search(
                 self.mode, *self.rules_args, self.fin, self.steps, self.box, self.rowp,
                 self.colp, self.prune, self.limit,
@@ -233,7 +267,8 @@ class Search:
                 self.e_dst, self.e_acc, self.a_src, self.a_acc, self.a_len, self.t1,
                 self.t2, self.t3, self.answers, self.req, self.sk, self.sv, self.sqf_in,
                 self.p_off,
-                self.p_len, self.pd, self.pk, self.itk, self.itv)
+                self.p_len, self.pd, self.pk, self.itk, self.itv, *self.scratch, self.bd,
+                self.bk)
             if status == yk.DONE:
                 break
             if status == yk.GROW:

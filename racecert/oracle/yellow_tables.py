@@ -14,6 +14,9 @@ linear probing over power-of-two arrays:
   rows in: `take_in`), and exact lengths extended by one move (`extend_many`).
 
 The counters the kernel and these functions share live in one int64 array (`C_*`).
+The functions the kernel calls allocate nothing and are compiled without numba's reference
+counting (`_nrt=False`, as the kernel): counting the references of their array arguments
+cost atomic updates on every call, several per successor.
 """
 
 from __future__ import annotations
@@ -50,11 +53,17 @@ CHAIN = 8
 def _head_of(key, wh, bmask):
     """The head slot of a state key whose lowest mixed-radix digit is its cell y·w + x
     (< `wh`): each cell owns bmask + 1 consecutive heads, the rest of the key hashed
-    among them."""
-    return (key % wh) * (bmask + 1) + np.int64(_mix(key // wh, 0) & np.uint64(bmask))
+    among them (`head_slot`)."""
+    return head_slot(key % wh, key // wh, bmask)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
+def head_slot(cell, rest, bmask):
+    """`_head_of` of the key rest·wh + cell, from its parts (no division)."""
+    return cell * (bmask + 1) + np.int64(_mix(rest, 0) & np.uint64(bmask))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def state_find(head, nxt, skey, key, wh, cnt):
     """The id of the state with `key`, -1 if none: the state index is one chain of ids per
     head (`_head_of`), linked by `nxt`, each id's key in `skey`.
@@ -65,8 +74,19 @@ def state_find(head, nxt, skey, key, wh, cnt):
     chain entries read are the ones just read (a hash over millions of slots missed the
     cache on almost every probe, most of the search's time on a long serpentine). A walk
     longer than `CHAIN` sets `cnt[C_LONG]` (the caller doubles the heads per cell)."""
-    bmask = len(head) // wh - 1
-    i = head[_head_of(key, wh, bmask)]
+    return state_walk(head, nxt, skey, key, state_first(head, key, wh), cnt)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def state_first(head, key, wh):
+    """The first id of the chain `key` is in (-1: empty): `state_find` is `state_walk`
+    from it."""
+    return np.int64(head[_head_of(key, wh, len(head) // wh - 1)])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def state_walk(head, nxt, skey, key, i, cnt):
+    """`state_find` from the chain's first id i (`state_first`)."""
     walked = 0
     while i >= 0:
         if skey[i] == key:
@@ -78,10 +98,15 @@ def state_find(head, nxt, skey, key, wh, cnt):
     return np.int64(-1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def state_put(head, nxt, skey, key, i, wh):
     """Add state id i with `key` (not yet in the index) to the front of its chain."""
-    slot = _head_of(key, wh, len(head) // wh - 1)
+    state_put_at(head, nxt, skey, key, i, _head_of(key, wh, len(head) // wh - 1))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def state_put_at(head, nxt, skey, key, i, slot):
+    """`state_put` into the chain of head `slot` (`_head_of` of `key`)."""
     skey[i] = key
     nxt[i] = head[slot]
     head[slot] = i
@@ -95,7 +120,7 @@ def state_reindex(head, nxt, skey, n, wh):
         state_put(head, nxt, skey, skey[i], i, wh)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def trans_find(t1, t2, tv, irr, n):
     """The irrational id of part `irr` plus sqrt(n), -1 when not yet interned."""
     mask = np.uint64(len(t1) - 1)
@@ -108,7 +133,7 @@ def trans_find(t1, t2, tv, irr, n):
         slot = (slot + np.uint64(1)) & mask
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def trans_put(t1, t2, tv, irr, n, value):
     """Record irrational part `irr` plus sqrt(n) = id `value`."""
     mask = np.uint64(len(t1) - 1)
@@ -128,7 +153,7 @@ def trans_rehash(t1, t2, tv, n1, n2, nv):
             trans_put(n1, n2, nv, t1[i], t2[i], tv[i])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def sqf_find(sk, sv, n):
     """The slot of `n` in the square-free table (keys `sk`), -1 if absent; `sv[slot]` is
     (k, d) with n = k²·d, d square-free (filled by the caller from
@@ -143,7 +168,7 @@ def sqf_find(sk, sv, n):
         slot = (slot + np.uint64(1)) & mask
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def sqf_put(sk, sv, n, k, d):
     """Record n = k²·d."""
     mask = np.uint64(len(sk) - 1)
@@ -155,7 +180,7 @@ def sqf_put(sk, sv, n, k, d):
     sv[slot, 1] = d
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def take_in(sqf_in, cnt, sk, sv):
     """Record the square-free decompositions the caller handed in (rows n, k, d)."""
     for r in range(cnt[C_SQFIN]):
@@ -163,7 +188,7 @@ def take_in(sqf_in, cnt, sk, sv):
     cnt[C_SQFIN] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def intern(bd, bk, m, p_off, p_len, pd, pk, itk, itv, cnt):
     """The id of the irrational part with terms (bd[:m], bk[:m]) (sorted by d, every
     coefficient positive: `RadicalForms`'s canonical form), a new one if unknown.
@@ -222,7 +247,7 @@ def _place(bd, bk, m, j, off, p_off, p_len, pd, pk, cnt):
         cnt[C_MAXLEN] = m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def plus_root(i, k, d, bd, bk, p_off, p_len, pd, pk, itk, itv, cnt):
     """The id of irrational part i plus k·sqrt(d) (d > 1 square-free), interned."""
     off, ln = p_off[i], p_len[i]
