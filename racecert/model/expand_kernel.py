@@ -20,8 +20,8 @@ rules of `rules.apply_move` in integers only:
 
 The kernel fills preallocated arrays and returns how many successors and arrivals it
 wrote; `rules.VectorRaceRules.expand` wraps them as `StateArrays`. It allocates nothing
-and is compiled without numba's reference counting (`_nrt=False`): yellow's search calls
-it once per state (`racecert.oracle.yellow_kernel.search`), and counting the references
+and is compiled without numba's reference counting (`model.jit.NO_REFCOUNT`): yellow's
+search calls it once per state (`racecert.oracle.yellow_kernel.search`), and counting the references
 of its thirty-odd array arguments on every call cost two atomic updates each.
 """
 
@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from racecert.model.jit import NO_REFCOUNT
 
 # line parameters, one int64 row per line: axis (0: x = k + 1/2, 1: y = k + 1/2), k, lo,
 # hi, sign, layer
@@ -59,7 +61,7 @@ def _cross(axis, k, lo_, hi_, px, py, vx, vy):
     return 1, num, 2 * vf
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def expand_moves(bx, by, bvx, bvy, blayer, bprog, bphase,  # the batch
                  acc_x, acc_y,  # the accelerations (rules.ACCELERATIONS), in order
                  w, h, drivable, endable, ramp, clearance, plain_sat,  # the surfaces, flat

@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from racecert.model.expand_kernel import expand_moves
+from racecert.model.jit import NO_REFCOUNT
 from racecert.oracle.yellow_prune import (  # noqa: F401 (re-exported for the callers)
     F_AXIS,
     F_HI2,
@@ -124,7 +125,7 @@ def _swap(hp, hq, hi, a, b):
     hi[a], hi[b] = hi[b], hi[a]
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _push(hp, hq, hi, n, p, q, i):
     """Push (p, q, i) on the binary min-heap of n entries (the caller adds 1 to n)."""
     hp[n], hq[n], hi[n] = p, q, i
@@ -137,7 +138,7 @@ def _push(hp, hq, hi, n, p, q, i):
         j = parent
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _pop(hp, hq, hi, n):
     """Remove the top of the heap of n entries (the caller subtracts 1 from n)."""
     n -= 1
@@ -212,7 +213,7 @@ def near_edges(e_src, e_dst, e_acc, k, dist, settled, cols, exact):
     return m
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_sat,
            op_moves, op_speed, op_perp, phase_limit, lines,  # the rules (expand_moves)
            fin, steps, box, rowp, colp, prune, limit, cut_on, u_ip, u_ir, u_moves,  # bounds
@@ -225,10 +226,11 @@ def search(mode, acc_x, acc_y, w, h, drivable, endable, ramp, clearance, plain_s
            s_src, sc, a_out, work, cand, bd, bk):  # scratch (`Search.scratch`)
     """Run the search until it ends (`DONE`) or must return (module docstring).
 
-    Compiled without numba's reference counting (`_nrt=False`, as its callees that take
-    arrays): the caller owns every array for the whole call, and counting the references
-    of the arrays handed to each callee and of each view cost atomic updates worth a third
-    of the search's time. So it allocates nothing; its scratch comes from the caller:
+    Compiled without numba's reference counting (`racecert.model.jit.NO_REFCOUNT`, as its
+    callees that take arrays): the caller owns every array for the whole call, and
+    counting the references of the arrays handed to each callee and of each view cost
+    atomic updates worth a third of the search's time. So it allocates nothing; its
+    scratch comes from the caller:
     `s_src` (9,) and `sc` (7, 10) int32 (successors in columns 0-8, the state expanded in
     9), `a_out` (8, 9) int32, `work` (8, 9) int64 (per successor: id, exact form's integer
     part and irrational id, key, kept, -1 / 0 / 1: decide by floats / keep / take, head

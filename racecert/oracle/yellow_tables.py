@@ -15,14 +15,16 @@ linear probing over power-of-two arrays:
 
 The counters the kernel and these functions share live in one int64 array (`C_*`).
 The functions the kernel calls allocate nothing and are compiled without numba's reference
-counting (`_nrt=False`, as the kernel): counting the references of their array arguments
-cost atomic updates on every call, several per successor.
+counting (`racecert.model.jit.NO_REFCOUNT`, as the kernel): counting the references of
+their array arguments cost atomic updates on every call, several per successor.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from racecert.model.jit import NO_REFCOUNT
 
 # cnt indices: states stored, queue entries, states settled, edges, arrivals, requests,
 # answers, best arrival's moves (bound), best arrival's source (bound), windows; interned
@@ -63,7 +65,7 @@ def head_slot(cell, rest, bmask):
     return cell * (bmask + 1) + np.int64(_mix(rest, 0) & np.uint64(bmask))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def state_find(head, nxt, skey, key, wh, cnt):
     """The id of the state with `key`, -1 if none: the state index is one chain of ids per
     head (`_head_of`), linked by `nxt`, each id's key in `skey`.
@@ -84,7 +86,7 @@ def state_first(head, key, wh):
     return np.int64(head[_head_of(key, wh, len(head) // wh - 1)])
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def state_walk(head, nxt, skey, key, i, cnt):
     """`state_find` from the chain's first id i (`state_first`)."""
     walked = 0
@@ -98,7 +100,7 @@ def state_walk(head, nxt, skey, key, i, cnt):
     return np.int64(-1)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def state_put(head, nxt, skey, key, i, wh):
     """Add state id i with `key` (not yet in the index) to the front of its chain."""
     state_put_at(head, nxt, skey, key, i, _head_of(key, wh, len(head) // wh - 1))
@@ -120,7 +122,7 @@ def state_reindex(head, nxt, skey, n, wh):
         state_put(head, nxt, skey, skey[i], i, wh)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def trans_find(t1, t2, tv, irr, n):
     """The irrational id of part `irr` plus sqrt(n), -1 when not yet interned."""
     mask = np.uint64(len(t1) - 1)
@@ -133,7 +135,7 @@ def trans_find(t1, t2, tv, irr, n):
         slot = (slot + np.uint64(1)) & mask
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def trans_put(t1, t2, tv, irr, n, value):
     """Record irrational part `irr` plus sqrt(n) = id `value`."""
     mask = np.uint64(len(t1) - 1)
@@ -153,7 +155,7 @@ def trans_rehash(t1, t2, tv, n1, n2, nv):
             trans_put(n1, n2, nv, t1[i], t2[i], tv[i])
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def sqf_find(sk, sv, n):
     """The slot of `n` in the square-free table (keys `sk`), -1 if absent; `sv[slot]` is
     (k, d) with n = k²·d, d square-free (filled by the caller from
@@ -168,7 +170,7 @@ def sqf_find(sk, sv, n):
         slot = (slot + np.uint64(1)) & mask
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def sqf_put(sk, sv, n, k, d):
     """Record n = k²·d."""
     mask = np.uint64(len(sk) - 1)
@@ -180,7 +182,7 @@ def sqf_put(sk, sv, n, k, d):
     sv[slot, 1] = d
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def take_in(sqf_in, cnt, sk, sv):
     """Record the square-free decompositions the caller handed in (rows n, k, d)."""
     for r in range(cnt[C_SQFIN]):
@@ -188,7 +190,7 @@ def take_in(sqf_in, cnt, sk, sv):
     cnt[C_SQFIN] = 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def intern(bd, bk, m, p_off, p_len, pd, pk, itk, itv, cnt):
     """The id of the irrational part with terms (bd[:m], bk[:m]) (sorted by d, every
     coefficient positive: `RadicalForms`'s canonical form), a new one if unknown.
@@ -247,7 +249,7 @@ def _place(bd, bk, m, j, off, p_off, p_len, pd, pk, cnt):
         cnt[C_MAXLEN] = m
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def plus_root(i, k, d, bd, bk, p_off, p_len, pd, pk, itk, itv, cnt):
     """The id of irrational part i plus k·sqrt(d) (d > 1 square-free), interned."""
     off, ln = p_off[i], p_len[i]
