@@ -9,15 +9,26 @@ pages; the analysis calls it between its steps (`racecert.analysis.pipeline`). A
 low threshold (`M_MMAP_THRESHOLD`) returned more but cost an open 200 x 200 analysis
 half again its CPU time in page faults, so it is not set.
 
+`fresh_zeros` is the other side: room that may stay mostly unused (a search's arrays,
+sized for the largest track they might serve) as zero pages straight from the system,
+which cost nothing until touched. `np.zeros` gives that only where the allocator maps
+the block afresh; a block it reuses from its free lists it must clear, all of it.
+
 >>> import platform
 >>> platform.libc_ver()[0] != "glibc" or _MALLOC_TRIM is not None  # found where it exists
 True
+>>> a = fresh_zeros((2, 300_000), np.int32)
+>>> a.shape, a.dtype, int(a.sum()), a.flags.writeable
+((2, 300000), dtype('int32'), 0, True)
 """
 
 from __future__ import annotations
 
 import ctypes
+import mmap
 from collections.abc import Callable
+
+import numpy as np
 
 
 def _find_malloc_trim() -> Callable[[int], int] | None:
@@ -35,3 +46,20 @@ def trim_heap() -> bool:
     """Return the allocator's free pages to the system; whether anything was returned
     (False also where the C library cannot: nothing happens there)."""
     return bool(_MALLOC_TRIM(0)) if _MALLOC_TRIM is not None else False
+
+
+FRESH_MIN_BYTES = 1 << 20
+"""Below this, `fresh_zeros` is `np.zeros` (a page mapping per small array costs more than
+clearing it)."""
+
+
+def fresh_zeros(shape: int | tuple[int, ...], dtype: np.typing.DTypeLike) -> np.ndarray:
+    """A zeroed array whose pages come straight from the system (an anonymous memory map,
+    zero until written, freed with the array): untouched room costs neither time nor
+    memory, whatever state the allocator's heap is in (module docstring)."""
+    dt = np.dtype(dtype)
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    size = int(np.prod(dims, dtype=np.int64)) * dt.itemsize
+    if size < FRESH_MIN_BYTES:
+        return np.zeros(dims, dtype=dt)
+    return np.frombuffer(mmap.mmap(-1, size), dtype=dt).reshape(dims)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from racecert.model.budget import StateBudget
+from racecert.model.heap import fresh_zeros
 from racecert.model.radicals import RadicalSum, squarefree_decomposition
 from racecert.model.rules import CarState
 from racecert.model.track import Track
@@ -111,35 +112,37 @@ class Search:
         self.settle_budget = settle_budget
         c = capacity
         # Zeroed, not filled (as `_grow_states`): the kernel sets every field of a state
-        # when it stores it, and the room no state reaches is never touched.
-        self.cols = np.zeros((7, c), dtype=np.int32)
-        self.dist = np.zeros(c)
+        # when it stores it, and the room no state reaches is never touched (fresh pages
+        # from the system, `model.heap.fresh_zeros`: a zeroed block the allocator reuses
+        # would be cleared whole).
+        self.cols = fresh_zeros((7, c), np.int32)
+        self.dist = fresh_zeros(c, np.float64)
         # ids, moves and interned ids fit 32 bits (`_grow_states`, `_grow_queue`): the
         # arrays are held and copied for millions of states
-        self.pred = np.zeros(c, dtype=np.int32)
-        self.moves = np.zeros(c, dtype=np.int32)
+        self.pred = fresh_zeros(c, np.int32)
+        self.moves = fresh_zeros(c, np.int32)
         ce, cb = (c if mode == yk.EXACT else 1), (c if mode == yk.BOUND else 1)
-        self.ipart = np.zeros(ce, dtype=np.int64)  # exact forms: EXACT only
-        self.irr = np.zeros(ce, dtype=np.int32)
-        self.settled = np.zeros(c, dtype=np.uint8)
-        self.hval = np.zeros(cb)  # estimates: BOUND only
-        self.lft = np.zeros(cb, dtype=np.int64)
+        self.ipart = fresh_zeros(ce, np.int64)  # exact forms: EXACT only
+        self.irr = fresh_zeros(ce, np.int32)
+        self.settled = fresh_zeros(c, np.uint8)
+        self.hval = fresh_zeros(cb, np.float64)  # estimates: BOUND only
+        self.lft = fresh_zeros(cb, np.int64)
         self.wh = track.width * track.height
         self.head = np.full(self.wh, -1, dtype=np.int32)  # one head per cell to begin
-        self.nxt = np.zeros(c, dtype=np.int32)
-        self.skey = np.zeros(c, dtype=np.int64)
+        self.nxt = fresh_zeros(c, np.int32)
+        self.skey = fresh_zeros(c, np.int64)
         # the heap's keys (BOUND only, else bucket lists), one per queue entry
-        self.hp = np.zeros(2 * c if mode == yk.BOUND else 1)
-        self.hq = np.zeros(2 * c, dtype=np.int32)
-        self.hi = np.zeros(2 * c, dtype=np.int32)
+        self.hp = fresh_zeros(2 * c if mode == yk.BOUND else 1, np.float64)
+        self.hq = fresh_zeros(2 * c, np.int32)
+        self.hi = fresh_zeros(2 * c, np.int32)
         self.cnt = np.zeros(yt.N_COUNTERS, dtype=np.int64)
         self.bhead = np.full(_START, -1, dtype=np.int64)
         self.cnt[yk.C_BSRC] = -1
         self.cnt[yk.C_HCAP] = HEADS_PER_STATE * c + self.wh
         self.best = np.array([np.inf, 0.0])
-        self.e_src = np.zeros(2 * c, dtype=np.int32)  # ids < 2^31: `_grow_states`
-        self.e_dst = np.zeros(2 * c, dtype=np.int32)
-        self.e_acc = np.zeros(2 * c, dtype=np.int8)
+        self.e_src = fresh_zeros(2 * c, np.int32)  # ids < 2^31: `_grow_states`
+        self.e_dst = fresh_zeros(2 * c, np.int32)
+        self.e_acc = fresh_zeros(2 * c, np.int8)
         self.a_src = np.zeros(64, dtype=np.int64)
         self.a_acc = np.zeros(64, dtype=np.int64)
         self.a_len = np.zeros(64)
@@ -388,7 +391,7 @@ class Search:
             raise MemoryError("yellow: more than 2^31 states")
         # Zeroed, not filled: the kernel sets every field of a state when it stores it, and
         # untouched zero pages cost nothing until then (a fill wrote all of the new room).
-        cols = np.zeros((7, cap), dtype=np.int32)
+        cols = fresh_zeros((7, cap), np.int32)
         cols[:, : self.cols.shape[1]] = self.cols
         self.cols = cols
         for name in ("dist", "pred", "moves", "ipart", "irr", "settled", "hval", "lft", "nxt",
@@ -400,6 +403,6 @@ class Search:
 
 def _double(a: np.ndarray, size: int | None = None) -> np.ndarray:
     """`a` copied into zeros of GROWTH times (or `size`) its length."""
-    out = np.zeros(size or GROWTH * len(a), dtype=a.dtype)
+    out = fresh_zeros(size or GROWTH * len(a), a.dtype)
     out[: len(a)] = a
     return out
