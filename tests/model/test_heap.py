@@ -39,3 +39,25 @@ def test_freed_blocks_are_returned_on_glibc() -> None:
     del blocks
     assert heap.trim_heap() is True
     assert len(keep) == 4000
+
+
+def test_fresh_zeros_are_zero_writable_and_their_own() -> None:
+    """Large requests are fresh memory maps, small ones plain arrays; every one is zero,
+    writable and shares nothing with another."""
+    import mmap
+
+    import numpy as np
+
+    def root(a: np.ndarray) -> object:
+        while isinstance(a.base, np.ndarray):
+            a = a.base
+        return a.base
+
+    small = heap.fresh_zeros(10, np.int64)
+    big = [heap.fresh_zeros((3, heap.FRESH_MIN_BYTES // 4), np.int32) for _ in range(2)]
+    assert not isinstance(root(small), mmap.mmap) and small.tolist() == [0] * 10
+    for a in big:
+        assert isinstance(root(a), mmap.mmap) and a.flags.c_contiguous and a.flags.writeable
+        assert a.shape == (3, heap.FRESH_MIN_BYTES // 4) and not a.any()
+    big[0][2, -1] = 5
+    assert int(big[0].sum()) == 5 and not big[1].any()
