@@ -49,9 +49,10 @@ def test_fresh_zeros_are_zero_writable_and_their_own() -> None:
     import numpy as np
 
     def root(a: np.ndarray) -> object:
+        """What the array's memory belongs to (past views and numpy's memoryview)."""
         while isinstance(a.base, np.ndarray):
             a = a.base
-        return a.base
+        return a.base.obj if isinstance(a.base, memoryview) else a.base
 
     small = heap.fresh_zeros(10, np.int64)
     big = [heap.fresh_zeros((3, heap.FRESH_MIN_BYTES // 4), np.int32) for _ in range(2)]
