@@ -5,7 +5,8 @@ raises its threshold for allocating from the system directly (up to 32 MB), so t
 arrays of a large BFS end up in a heap that holes keep from shrinking: on an open
 700 x 700 analysis, 600 MB of RSS after the BFS was memory freed but not returned, and
 the next steps' peaks stood on it. `trim_heap` (glibc's `malloc_trim`) returns the free
-pages; the analysis calls it between its steps (`racecert.analysis.pipeline`). A fixed
+pages; the analysis calls it between its steps (`racecert.analysis.pipeline`), where the
+heap holds enough free room to be worth it (`TRIM_MIN_FREE`). A fixed
 low threshold (`M_MMAP_THRESHOLD`) returned more but cost an open 200 x 200 analysis
 half again its CPU time in page faults, so it is not set.
 
@@ -42,10 +43,48 @@ def _find_malloc_trim() -> Callable[[int], int] | None:
 _MALLOC_TRIM = _find_malloc_trim()
 
 
+TRIM_MIN_FREE = 64 << 20
+"""`trim_heap` leaves a heap with less free room than this as it is: giving back a small
+analysis's few free megabytes made its next step fault every page in again (a sixth of
+a corridor 1000 x 5's analysis), while a large one frees hundreds of megabytes."""
+
+
+class _MallInfo2(ctypes.Structure):
+    """glibc's `struct mallinfo2` (every field a size_t)."""
+
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+
+def _find_mallinfo2() -> Callable[[], _MallInfo2] | None:
+    """glibc's `mallinfo2` (2.33 and later), or None."""
+    try:
+        f = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError, TypeError):
+        return None
+    f.restype = _MallInfo2
+    return f  # type: ignore[no-any-return]
+
+
+_MALLINFO2 = _find_mallinfo2()
+
+
+def heap_free_bytes() -> int | None:
+    """Bytes in the allocator's free blocks (glibc's main heap), or None where unknown."""
+    return int(_MALLINFO2().fordblks) if _MALLINFO2 is not None else None
+
+
 def trim_heap() -> bool:
-    """Return the allocator's free pages to the system; whether anything was returned
-    (False also where the C library cannot: nothing happens there)."""
-    return bool(_MALLOC_TRIM(0)) if _MALLOC_TRIM is not None else False
+    """Return the allocator's free pages to the system where it holds `TRIM_MIN_FREE` or
+    more of them (or cannot say how many); whether anything was returned (False also
+    where the C library cannot: nothing happens there)."""
+    if _MALLOC_TRIM is None:
+        return False
+    free = heap_free_bytes()
+    if free is not None and free < TRIM_MIN_FREE:
+        return False
+    return bool(_MALLOC_TRIM(0))
 
 
 FRESH_MIN_BYTES = 1 << 20

@@ -37,8 +37,26 @@ def test_freed_blocks_are_returned_on_glibc() -> None:
     blocks = [bytearray(4000) for _ in range(50_000)]  # below the mmap threshold: the heap
     keep = blocks[-1]
     del blocks
+    free = heap.heap_free_bytes()
+    assert free is not None and free >= 150 << 20  # what was just freed is counted
     assert heap.trim_heap() is True
     assert len(keep) == 4000
+
+
+def test_a_heap_with_little_free_room_is_left_alone(monkeypatch) -> None:
+    """Below `TRIM_MIN_FREE` of free room `trim_heap` does nothing (a small analysis would
+    only fault its pages in again); where the free room is unknown it trims."""
+    import pytest
+
+    monkeypatch.setattr(heap, "_MALLOC_TRIM", lambda pad: pytest.fail("trimmed"))
+    monkeypatch.setattr(heap, "heap_free_bytes", lambda: heap.TRIM_MIN_FREE - 1)
+    assert heap.trim_heap() is False
+    calls: list[int] = []
+    monkeypatch.setattr(heap, "_MALLOC_TRIM", lambda pad: calls.append(pad) or 1)
+    for free in (heap.TRIM_MIN_FREE, None):
+        monkeypatch.setattr(heap, "heap_free_bytes", lambda free=free: free)
+        assert heap.trim_heap() is True
+    assert calls == [0, 0]
 
 
 def test_fresh_zeros_are_zero_writable_and_their_own() -> None:
