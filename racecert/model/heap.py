@@ -49,6 +49,11 @@ analysis's few free megabytes made its next step fault every page in again (a si
 a corridor 1000 x 5's analysis), while a large one frees hundreds of megabytes."""
 
 
+TRIM_PAD = 32 << 20
+"""Free room `trim_heap` leaves at the top of the heap, where the next step allocates
+first (what lies below it is given back either way)."""
+
+
 class _MallInfo2(ctypes.Structure):
     """glibc's `struct mallinfo2` (every field a size_t)."""
 
@@ -84,7 +89,7 @@ def trim_heap() -> bool:
     free = heap_free_bytes()
     if free is not None and free < TRIM_MIN_FREE:
         return False
-    return bool(_MALLOC_TRIM(0))
+    return bool(_MALLOC_TRIM(TRIM_PAD))
 
 
 FRESH_MIN_BYTES = 1 << 20
