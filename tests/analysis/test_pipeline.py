@@ -94,7 +94,7 @@ def test_library_on_circuit_takes_continuable_arrivals() -> None:
     assert green <= troi <= trai <= blue
     # the troi final state is one of the race-continuable arrivals
     dag = a.bfs.dag
-    finals = {(int(dag.arrive_state.x[i]), int(dag.arrive_state.y[i]))
+    finals = {dag.arrive_state.state(i).kinematic[:2]
               for i, ok in enumerate(a.continuity.race) if ok}
     assert tuple(e["troi"]["positions"][-1]) in finals
 
@@ -127,8 +127,9 @@ def _red_by_hand(dag) -> set[tuple[int, int]]:
         moves |= {(int(a.x[s]), int(a.y[s]), int(b.vx[d]), int(b.vy[d]))
                   for s, d in zip(src.tolist(), dst.tolist(), strict=True)}
     last = dag.layers[-1]
-    moves |= {(int(last.x[s]), int(last.y[s]), int(dag.arrive_state.vx[i]),
-               int(dag.arrive_state.vy[i])) for i, s in enumerate(dag.arrive_src.tolist())}
+    avx, avy = dag.arrive_state.velocities(slice(None))
+    moves |= {(int(last.x[s]), int(last.y[s]), int(avx[i]), int(avy[i]))
+              for i, s in enumerate(dag.arrive_src.tolist())}
     for x, y, vx, vy in moves:
         cells |= {(x + dx, y + dy) for dx, dy, _ in touched_cells(vx, vy)}
     return cells

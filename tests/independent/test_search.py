@@ -60,7 +60,7 @@ def oracle_view(r: BfsResult) -> dict[str, object]:
     out["moves"] = {(t, row(t, a), row(t + 1, b)) for t, (src, dst) in enumerate(d.edges)
                     for a, b in zip(src.tolist(), dst.tolist(), strict=True)}
     last = len(d.layers) - 1
-    arr = d.arrive_state
+    arr = d.arrive_state.take(slice(None))
     out["arrivals"] = {(row(last, s), (int(arr.x[i]), int(arr.y[i]), int(arr.vx[i]),
                                        int(arr.vy[i]), int(arr.layer[i]), int(arr.progress[i])))
                        for i, s in enumerate(d.arrive_src.tolist())}
