@@ -5,7 +5,8 @@ raises its threshold for allocating from the system directly (up to 32 MB), so t
 arrays of a large BFS end up in a heap that holes keep from shrinking: on an open
 700 x 700 analysis, 600 MB of RSS after the BFS was memory freed but not returned, and
 the next steps' peaks stood on it. `trim_heap` (glibc's `malloc_trim`) returns the free
-pages; the analysis calls it between its steps (`racecert.analysis.pipeline`), where the
+pages; the analysis calls it between its steps (`racecert.analysis.pipeline`), the BFS
+after its forward pass and the green/blue DP between its passes, each time only where the
 heap holds enough free room to be worth it (`TRIM_MIN_FREE`). A fixed
 low threshold (`M_MMAP_THRESHOLD`) returned more but cost an open 200 x 200 analysis
 half again its CPU time in page faults, so it is not set.
@@ -46,7 +47,10 @@ _MALLOC_TRIM = _find_malloc_trim()
 TRIM_MIN_FREE = 64 << 20
 """`trim_heap` leaves a heap with less free room than this as it is: giving back a small
 analysis's few free megabytes made its next step fault every page in again (a sixth of
-a corridor 1000 x 5's analysis), while a large one frees hundreds of megabytes."""
+a corridor 1000 x 5's analysis), while a large one frees hundreds of megabytes. The free
+room glibc reports still counts the pages a trim gave back from the middle of the heap,
+so once a process has held that much free room every later call trims again: cheap
+(under a millisecond where nothing new was freed), and the top `TRIM_PAD` stays."""
 
 
 TRIM_PAD = 32 << 20
@@ -76,7 +80,7 @@ _MALLINFO2 = _find_mallinfo2()
 
 
 def heap_free_bytes() -> int | None:
-    """Bytes in the allocator's free blocks (glibc's main heap), or None where unknown."""
+    """Bytes in the allocator's free blocks (glibc's arenas), or None where unknown."""
     return int(_MALLINFO2().fordblks) if _MALLINFO2 is not None else None
 
 
@@ -95,15 +99,26 @@ def trim_heap() -> bool:
 FRESH_MIN_BYTES = 1 << 20
 """Below this, `fresh_zeros` is `np.zeros` (a page mapping per small array costs more than
 clearing it)."""
+FRESH_MAX_BYTES = 32 << 20
+"""From this on, `fresh_zeros` is `np.zeros` too: glibc maps a block that large afresh
+itself (its threshold for that never passes 32 MB), and numpy asks for huge pages."""
+
+_PRIVATE = (mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+            if hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MAP_ANONYMOUS") else None)
 
 
 def fresh_zeros(shape: int | tuple[int, ...], dtype: np.typing.DTypeLike) -> np.ndarray:
-    """A zeroed array whose pages come straight from the system (an anonymous memory map,
-    zero until written, freed with the array): untouched room costs neither time nor
-    memory, whatever state the allocator's heap is in (module docstring)."""
+    """A zeroed array whose pages come straight from the system (a private anonymous
+    memory map, zero until written, freed with the array, huge pages asked for where the
+    system has them): untouched room costs neither time nor memory, whatever state the
+    allocator's heap is in (module docstring). Outside `FRESH_MIN_BYTES` ..
+    `FRESH_MAX_BYTES`, or where the system has no such maps, `np.zeros`."""
     dt = np.dtype(dtype)
     dims = (shape,) if isinstance(shape, int) else tuple(shape)
     size = int(np.prod(dims, dtype=np.int64)) * dt.itemsize
-    if size < FRESH_MIN_BYTES:
+    if _PRIVATE is None or not FRESH_MIN_BYTES <= size < FRESH_MAX_BYTES:
         return np.zeros(dims, dtype=dt)
-    return np.frombuffer(mmap.mmap(-1, size), dtype=dt).reshape(dims)
+    pages = mmap.mmap(-1, size, flags=_PRIVATE)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        pages.madvise(mmap.MADV_HUGEPAGE)
+    return np.frombuffer(pages, dtype=dt).reshape(dims)

@@ -247,7 +247,7 @@ def _layer_states(codec: StateCodec, keys: np.ndarray, depth: int, k: int,
 
 
 def _unreachable(mode: Mode, total: int, depth: int, bounded: bool, t0: float) -> BfsResult:
-    return BfsResult(mode, False, None, 0, (), None, total, depth, bounded,
+    return BfsResult(mode, False, None, 0, ExactCounts(), None, total, depth, bounded,
                      time.perf_counter() - t0)
 
 

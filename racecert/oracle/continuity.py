@@ -51,12 +51,13 @@ circuit (each continuable first lap passes a state that key first reached earlie
 still under the opening rule; `Continuity.m_cont_exact` has the exact key's m_cont)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Continuity:
     """Continuity of the m* arrivals, aligned with `bfs.dag.arrive_src` / `arrive_state`.
 
     `race` and `editor` are read-only bool arrays, one flag per arrival (a large open
-    area has tens of millions: a tuple of bools costs 8 bytes a flag).
+    area has tens of millions: a tuple of bools costs 8 bytes a flag); so two results are
+    equal only if they are the same object (compare their fields).
 
     `continuable_count` (race rule) and `continuable_count_editor` count optimal
     trajectories (exact ints); `percent` = continuable_count / optimal_count,

@@ -217,6 +217,9 @@ class ExactCounts(Sequence[int]):
         >>> list(ExactCounts(np.array([3, 0, 5])).take(np.array([2, 2, 0])))
         [5, 5, 3]
         """
+        idx = np.asarray(idx)
+        if idx.dtype.kind not in "iu":
+            raise TypeError(f"ExactCounts.take needs integer indices, not {idx.dtype}")
         return ExactCounts(self._values, idx if self._index is None else self._index[idx])
 
     def total(self, mask: np.ndarray | Sequence[bool] | None = None) -> int:

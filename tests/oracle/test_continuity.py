@@ -107,6 +107,8 @@ def test_stage_not_applicable(name: str) -> None:
 def test_unreachable_result_rejected() -> None:
     track = load_track(TRACKS / "tiny_straight.toml")
     r = layered_bfs(track, max_depth=1)
+    # an unreachable result's counts are empty counts like any other's
+    assert not r.reachable and r.final_counts.total() == 0 and len(r.final_counts) == 0
     with pytest.raises(ValueError):
         continuity(track, r)
 

@@ -471,5 +471,7 @@ def test_arrival_counts_in_both_forms() -> None:
         assert c.total() == 3 * big + 7 and c.total([1, 0, 1, 1, 0]) == big + 7
         with pytest.raises(ValueError, match="a mask of 2 for 5 counts"):
             c.total([True, False])
+        with pytest.raises(TypeError, match="needs integer indices, not bool"):
+            c.take(np.array([True, False, True, False, True]))
     failures, tries = doctest.testmod(counts)
     assert tries > 0 and failures == 0
