@@ -51,6 +51,10 @@ circuit (each continuable first lap passes a state that key first reached earlie
 still under the opening rule; `Continuity.m_cont_exact` has the exact key's m_cont)."""
 
 
+CHUNK_ARRIVALS = 1 << 20
+"""Arriving moves asked about at a time (`continuity`)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Continuity:
     """Continuity of the m* arrivals, aligned with `bfs.dag.arrive_src` / `arrive_state`.
@@ -159,11 +163,17 @@ def continuity(track: Track, bfs: BfsResult, aptitude: LapAptitude | None = None
         none = np.zeros(n, dtype=bool)
         none.flags.writeable = False
         return Continuity(False, none, none, 0, 0, Fraction(0), None, None, 0)
-    arrived = dag.arrive_state.take(slice(None))
-    as_editor = StateArrays(*arrived.fields()[:5], np.zeros(n, dtype=np.int32), arrived.phase)
-    both = oracle.can_arrive(StateArrays.concat([arrived, as_editor]))
-    del arrived, as_editor
-    race, editor = both[:n].copy(), both[n:].copy()
+    race, editor = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
+    # both variants of the arrivals a chunk at a time (a large circuit has millions: each
+    # state in full is 28 bytes); the oracle remembers what it settled, so the states it
+    # explores and its answers are the same as in one call
+    for lo in range(0, n, CHUNK_ARRIVALS):
+        arrived = dag.arrive_state.take(slice(lo, lo + CHUNK_ARRIVALS))
+        m = len(arrived)
+        as_editor = StateArrays(*arrived.fields()[:5], np.zeros(m, dtype=np.int32),
+                                arrived.phase)
+        both = oracle.can_arrive(StateArrays.concat([arrived, as_editor]))
+        race[lo: lo + m], editor[lo: lo + m] = both[:m], both[m:]
     race.flags.writeable = editor.flags.writeable = False
     counts = bfs.arrival_counts
     if len(counts) != n:
