@@ -52,8 +52,57 @@ def narrowest(column: np.ndarray) -> np.ndarray:
     raise OverflowError(f"state values {lo}..{hi} do not fit 32 bits")
 
 
+def _widened(k: int, doc: str) -> property:
+    """Column k of every row, as int32 (`_StateRows`)."""
+    return property(lambda self: self._column(k, slice(None)), doc=doc)
+
+
+class _StateRows:
+    """What `PackedStates` and `IndexedStates` share: every read of `StateArrays`, built
+    on `_column(k, idx)` (column k, in `StateArrays.fields()` order, at the rows `idx`, as
+    int32) and `__len__`."""
+
+    def _column(self, k: int, idx: np.ndarray | slice | int) -> np.ndarray:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def state(self, i: int) -> CarState:
+        """Row i as a `CarState`."""
+        return CarState(*(int(self._column(k, i)) for k in range(7)))
+
+    def take(self, idx: np.ndarray | slice) -> StateArrays:
+        """The rows at `idx` (indices, a boolean mask or a slice), as int32 `StateArrays`."""
+        return StateArrays(*(self._column(k, idx) for k in range(7)))
+
+    def unpack(self) -> StateArrays:
+        """Every row as int32 `StateArrays` (28 bytes a state)."""
+        return self.take(slice(None))
+
+    def fields(self) -> tuple[np.ndarray, ...]:
+        """The seven columns, each as int32."""
+        return self.unpack().fields()
+
+    def positions(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """x and y of the rows at `idx`, as int32."""
+        return self._column(0, idx), self._column(1, idx)
+
+    def velocities(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """vx and vy of the rows at `idx`, as int32."""
+        return self._column(2, idx), self._column(3, idx)
+
+    x = _widened(0, "x of every row (int32, gathered on each read).")
+    y = _widened(1, "y of every row.")
+    vx = _widened(2, "vx of every row.")
+    vy = _widened(3, "vy of every row.")
+    layer = _widened(4, "The layer of every row.")
+    progress = _widened(5, "The progress of every row.")
+    phase = _widened(6, "The opening phase of every row.")
+
+
 @dataclass(frozen=True)
-class PackedStates:
+class PackedStates(_StateRows):
     """States as seven narrow integer columns (module docstring), in the order of
     `StateArrays.fields()`; every read widens to int32."""
 
@@ -80,61 +129,12 @@ class PackedStates:
         """Bytes held by the columns."""
         return sum(c.nbytes for c in self.columns)
 
-    def state(self, i: int) -> CarState:
-        """Row i as a `CarState`."""
-        return CarState(*(int(c[i]) for c in self.columns))
-
-    def take(self, idx: np.ndarray | slice) -> StateArrays:
-        """The rows at `idx` (indices, a boolean mask or a slice), as int32 `StateArrays`."""
-        return StateArrays(*(c[idx].astype(np.int32) for c in self.columns))
-
-    def unpack(self) -> StateArrays:
-        """Every row as int32 `StateArrays` (28 bytes a state)."""
-        return StateArrays(*self.fields())
-
-    def positions(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
-        """x and y of the rows at `idx`, as int32."""
-        return self.columns[0][idx].astype(np.int32), self.columns[1][idx].astype(np.int32)
-
-    def velocities(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
-        """vx and vy of the rows at `idx`, as int32."""
-        return self.columns[2][idx].astype(np.int32), self.columns[3][idx].astype(np.int32)
-
-    def fields(self) -> tuple[np.ndarray, ...]:
-        """The seven columns, each widened to int32."""
-        return tuple(c.astype(np.int32) for c in self.columns)
-
-    @property
-    def x(self) -> np.ndarray:
-        return self.columns[0].astype(np.int32)
-
-    @property
-    def y(self) -> np.ndarray:
-        return self.columns[1].astype(np.int32)
-
-    @property
-    def vx(self) -> np.ndarray:
-        return self.columns[2].astype(np.int32)
-
-    @property
-    def vy(self) -> np.ndarray:
-        return self.columns[3].astype(np.int32)
-
-    @property
-    def layer(self) -> np.ndarray:
-        return self.columns[4].astype(np.int32)
-
-    @property
-    def progress(self) -> np.ndarray:
-        return self.columns[5].astype(np.int32)
-
-    @property
-    def phase(self) -> np.ndarray:
-        return self.columns[6].astype(np.int32)
+    def _column(self, k: int, idx: np.ndarray | slice | int) -> np.ndarray:
+        return self.columns[k][idx].astype(np.int32)
 
 
 @dataclass(frozen=True)
-class IndexedStates:
+class IndexedStates(_StateRows):
     """States that repeat a few distinct rows: row i is `table` row `index[i]` with its
     own `progress[i]` and `phase[i]`; read like `StateArrays` (int32 everywhere).
 
@@ -164,63 +164,9 @@ class IndexedStates:
         """Bytes held per row (the table not counted)."""
         return self.index.nbytes + self.own_progress.nbytes + self.own_phase.nbytes
 
-    def state(self, i: int) -> CarState:
-        """Row i as a `CarState`."""
-        j = int(self.index[i])
-        t = self.table
-        return CarState(int(t.x[j]), int(t.y[j]), int(t.vx[j]), int(t.vy[j]), int(t.layer[j]),
-                        int(self.own_progress[i]), int(self.own_phase[i]))
-
-    def take(self, idx: np.ndarray | slice) -> StateArrays:
-        """The rows at `idx` (indices, a boolean mask or a slice), as int32 `StateArrays`."""
-        j = self.index[idx]
-        t = self.table
-        return StateArrays(t.x[j], t.y[j], t.vx[j], t.vy[j], t.layer[j],
-                           self.own_progress[idx].astype(np.int32),
-                           self.own_phase[idx].astype(np.int32))
-
-    def unpack(self) -> StateArrays:
-        """Every row as int32 `StateArrays` (28 bytes a state)."""
-        return self.take(slice(None))
-
-    def positions(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
-        """x and y of the rows at `idx`, as int32."""
-        j = self.index[idx]
-        return self.table.x[j], self.table.y[j]
-
-    def velocities(self, idx: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
-        """vx and vy of the rows at `idx`, as int32."""
-        j = self.index[idx]
-        return self.table.vx[j], self.table.vy[j]
-
-    def fields(self) -> tuple[np.ndarray, ...]:
-        """The seven columns, each as int32."""
-        return self.unpack().fields()
-
-    @property
-    def x(self) -> np.ndarray:
-        return self.table.x[self.index]
-
-    @property
-    def y(self) -> np.ndarray:
-        return self.table.y[self.index]
-
-    @property
-    def vx(self) -> np.ndarray:
-        return self.table.vx[self.index]
-
-    @property
-    def vy(self) -> np.ndarray:
-        return self.table.vy[self.index]
-
-    @property
-    def layer(self) -> np.ndarray:
-        return self.table.layer[self.index]
-
-    @property
-    def progress(self) -> np.ndarray:
-        return self.own_progress.astype(np.int32)
-
-    @property
-    def phase(self) -> np.ndarray:
-        return self.own_phase.astype(np.int32)
+    def _column(self, k: int, idx: np.ndarray | slice | int) -> np.ndarray:
+        if k == 5:
+            return self.own_progress[idx].astype(np.int32)
+        if k == 6:
+            return self.own_phase[idx].astype(np.int32)
+        return self.table.fields()[k][self.index[idx]]

@@ -263,8 +263,12 @@ def last_layer_counts(
     edges: Sequence[tuple[np.ndarray, np.ndarray]],
     primes: Sequence[int],
 ) -> np.ndarray:
-    """`layered_counts`' last layer only: each layer's residues are dropped once the next
-    one is summed (a large DAG has tens of millions of states).
+    """Residues of the number of paths from layer 0 to every node of the last layer.
+
+    `sizes[t]` nodes in layer t; `edges[t] = (src, dst)` from layer t to t+1. Layer 0
+    nodes start with one path each. Returns an array of shape (sizes[-1], len(primes))
+    of int64 residues (a compiled pass over each layer's edges); each layer's residues are
+    dropped once the next one's are summed (a large DAG has tens of millions of states).
 
     >>> last_layer_counts([1, 2, 1], [(np.array([0, 0]), np.array([0, 1])),
     ...                               (np.array([0, 1]), np.array([0, 0]))], [7]).tolist()
@@ -297,32 +301,6 @@ def _assemble_int64(digits, radix, out):
             acc += d * radix[j]
         out[r] = acc
     return True
-
-
-def layered_counts(
-    sizes: Sequence[int],
-    edges: Sequence[tuple[np.ndarray, np.ndarray]],
-    primes: Sequence[int],
-) -> list[np.ndarray]:
-    """Residues of the number of paths from layer 0 to every node, per layer.
-
-    `sizes[t]` nodes in layer t; `edges[t] = (src, dst)` from layer t to t+1.
-    Layer 0 nodes start with one path each. Returns arrays of shape
-    (sizes[t], len(primes)) of int64 residues (a compiled pass over the edges).
-
-    >>> [r[:, 0].tolist() for r in layered_counts([1, 2, 1], [(np.array([0, 0]),
-    ...     np.array([0, 1])), (np.array([0, 1]), np.array([0, 0]))], [7])]
-    [[1], [1, 1], [2]]
-    """
-    p = np.array(primes, dtype=np.int64)
-    cur = np.ones((sizes[0], len(primes)), dtype=np.int64)
-    out = [cur]
-    for t, (src, dst) in enumerate(edges):
-        nxt = np.zeros((sizes[t + 1], len(primes)), dtype=np.int64)
-        _add_edges(src, dst, cur, nxt, p)
-        out.append(nxt)
-        cur = nxt
-    return out
 
 
 def _add_edges(src: np.ndarray, dst: np.ndarray, cur: np.ndarray, nxt: np.ndarray,

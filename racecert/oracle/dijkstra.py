@@ -85,12 +85,7 @@ from racecert.model.rules import (
 )
 from racecert.model.track import Track
 from racecert.oracle import yellow_kernel as yk
-from racecert.oracle.dag_order import (
-    fewest_moves,
-    fewest_moves_forwards,
-    mark_sources,
-    mark_sources_backwards,
-)
+from racecert.oracle.dag_order import fewest_moves, mark_sources
 from racecert.oracle.yellow_bound import cut_of, finish_gap2, upper_bound
 from racecert.oracle.yellow_search import Search, initial_capacity
 
@@ -295,7 +290,7 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
         # late parts: `yellow_kernel`), so that order is topological: no sort is needed.
         reach = np.zeros(n, dtype=bool)
         reach[a_src[best_arr]] = True
-        mark_sources_backwards(e_src, e_dst, reach)
+        mark_sources(e_src, e_dst, reach)
         tight = np.zeros(len(e_src), dtype=bool)
         rows = np.nonzero(reach[e_dst])[0]
         # canonical forms: equal lengths exactly when the forms are equal
@@ -315,9 +310,10 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
     # the order the edges came in, as above; a tolerance of 1e-6 may put both ends of a
     # tight edge in one bucket, settled in any order, so the editor selection sorts)
     if exact:
-        fewest_moves_forwards(t_src, t_dst, moves)
+        fewest_moves(t_src, t_dst, moves)
     else:
-        fewest_moves(t_src, t_dst, np.argsort(dist[t_src], kind="stable"), moves)
+        by_src = np.argsort(dist[t_src], kind="stable")
+        fewest_moves(t_src[by_src], t_dst[by_src], moves)
     arr_moves = moves[a_src[best_arr]] + 1
     m_best = int(arr_moves.min())
     best_arr = best_arr[arr_moves == m_best]
@@ -326,9 +322,10 @@ def _select(store: Search, start: int, edges: tuple[np.ndarray, np.ndarray, np.n
     good = np.zeros(n, dtype=bool)
     good[a_src[best_arr]] = True
     if exact:
-        mark_sources_backwards(t_src, t_dst, good)
-    else:
-        mark_sources(t_src, t_dst, np.argsort(-dist[t_dst], kind="stable"), good)
+        mark_sources(t_src, t_dst, good)
+    else:  # backwards from the farthest target
+        by_dst = np.argsort(dist[t_dst], kind="stable")
+        mark_sources(t_src[by_dst], t_dst[by_dst], good)
     order = np.lexsort((t_acc, t_src))
     t_src, t_dst, t_acc = t_src[order], t_dst[order], t_acc[order]
     cur = start

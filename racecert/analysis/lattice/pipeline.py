@@ -33,7 +33,7 @@ from racecert.model.lattice.track import LatticeTrack, Point
 from racecert.model.profiles import acceleration_set_name, profile_of
 from racecert.model.radicals import RadicalSum
 from racecert.oracle.bfs import BfsResult, OptimalDag, ProgressFn, layered_bfs
-from racecert.oracle.counts import layered_counts, primes_for_bound, sum_residues
+from racecert.oracle.counts import last_layer_counts, primes_for_bound, sum_residues
 
 STEPS = ("bfs", "representatives")
 """The pipeline's steps, in the order `analyze_lattice` announces them to `step`."""
@@ -155,9 +155,9 @@ def _counts(dag: OptimalDag, m_star: int, branching: int) -> tuple[int, int]:
     """(optimal trajectories, distinct final states) of a one-source DAG, exactly
     (`branching`: the most moves from one state)."""
     primes = primes_for_bound(branching**m_star)
-    residues = layered_counts([len(layer) for layer in dag.layers], dag.edges, primes)
-    rows = residues[-1][dag.arrive_src]
-    per_final = sum_residues(rows, dag.arrive_final, len(dag.final_states), primes)
+    residues = last_layer_counts([len(layer) for layer in dag.layers], dag.edges, primes)
+    per_final = sum_residues(residues, dag.arrive_final, len(dag.final_states), primes,
+                             rows_of=dag.arrive_src)
     return sum(per_final), len(per_final)
 
 
