@@ -53,23 +53,36 @@ def dag_moves(dag: OptimalDag, width: int, height: int) -> np.ndarray:
     One key per move (start position, new velocity) instead of an (n, 4) array:
     a 1-D `np.unique` is several times faster than `np.unique(axis=0)` on the
     hundreds of thousands of moves of a large open track.
-    The keys are made distinct `CHUNK` moves at a time before they are gathered (many
+    The keys are made distinct about `CHUNK` moves at a time before they are gathered (many
     moves of a layer share a start and a new velocity), so no array of every move, or of
-    a whole wide layer's, is ever built.
+    a whole wide layer's, is ever built; short layers are taken together.
     """
-    parts = []
+    parts: list[np.ndarray] = []
+    batch: list[np.ndarray] = []  # keys not yet made distinct (fewer than CHUNK)
+    held = 0
+
+    def add(keys: np.ndarray) -> None:
+        nonlocal held
+        batch.append(keys)
+        held += len(keys)
+        if held >= CHUNK:  # many short layers (a winding track) are made distinct together
+            parts.append(unique_sorted(np.concatenate(batch)))
+            batch.clear()
+            held = 0
+
     for t, (src, dst) in enumerate(dag.edges):
         a, b = dag.layers[t], dag.layers[t + 1]
         for lo in range(0, len(src), CHUNK):
             s, d = src[lo: lo + CHUNK], dst[lo: lo + CHUNK]
-            parts.append(unique_sorted(move_keys(a.x[s], a.y[s], b.vx[d], b.vy[d], width,
-                                                 height)))
+            add(move_keys(a.x[s], a.y[s], b.vx[d], b.vy[d], width, height))
     a = dag.layers[-1]
     for lo in range(0, len(dag.arrive_src), CHUNK):
         s = dag.arrive_src[lo: lo + CHUNK]
         vx, vy = dag.arrive_state.velocities(slice(lo, lo + CHUNK))
-        parts.append(unique_sorted(move_keys(a.x[s], a.y[s], vx, vy, width, height)))
-    return unique_sorted(np.concatenate(parts))
+        add(move_keys(a.x[s], a.y[s], vx, vy, width, height))
+    if batch:
+        parts.append(unique_sorted(np.concatenate(batch)))
+    return unique_sorted(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
 
 
 def move_keys(px: np.ndarray, py: np.ndarray, vx: np.ndarray, vy: np.ndarray, width: int,
@@ -102,12 +115,15 @@ def red_coverage(track: Track, dag: OptimalDag) -> Coverage:
     starts = np.concatenate(([0], cut)).tolist()
     velocities = vel[starts].tolist()
     del vel, cut  # positions are decoded one velocity at a time
+    flat = grid.reshape(-1)
     for lo, hi, v in zip(starts, [*starts[1:], len(keys)], velocities, strict=True):
         vyv, vxv = divmod(v, 2 * w - 1)
-        vx, vy = vxv - (w - 1), vyv - (h - 1)
-        py, px = np.divmod(keys[lo:hi] % (w * h), w)
-        for dx, dy, _ in touched_offsets(vx, vy):
-            grid[py + dy, px + dx] = True
+        offsets = np.array([dy * w + dx for dx, dy, _ in
+                            touched_offsets(vxv - (w - 1), vyv - (h - 1))], dtype=np.int64)
+        step = max(CHUNK // len(offsets), 1)
+        for a in range(lo, hi, step):
+            cells = keys[a: min(a + step, hi)] % (w * h)  # y * w + x of each start
+            flat[(cells[:, None] + offsets[None, :]).reshape(-1)] = True
     ys, xs = np.nonzero(grid)
     return Coverage(frozenset(zip(xs.tolist(), ys.tolist(), strict=True)), drivable_cells(track))
 

@@ -49,6 +49,7 @@ from racecert.model.heap import trim_heap
 from racecert.model.radicals import RadicalSum, squarefree_decomposition
 from racecert.oracle.bfs import OptimalDag
 from racecert.oracle.dijkstra import float_error
+from racecert.oracle.yellow_kernel import float_error_one
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,47 @@ def _extend_terms(ip, ic, ik, pred, col, k, out_ip, out_ic, out_ik, none):
     return widest
 
 
+@njit(cache=True, nogil=True)
+def _near_extremes(cand, dst, sign, best, near, several):
+    """The float extreme of the candidates into each target (best[i]: the least of
+    cand[j] with dst[j] = i for sign +1, the greatest for -1), whether each candidate is
+    within twice the float error (`float_error`) of its target's (near[j]), and whether
+    a target has several such (several[i]: only those need comparing exactly)."""
+    for i in range(len(best)):
+        best[i] = np.inf
+    for j in range(len(cand)):
+        v = sign * cand[j]
+        if v < best[dst[j]]:
+            best[dst[j]] = v
+    n_near = np.zeros(len(best), dtype=np.int64)
+    for i in range(len(best)):
+        best[i] = sign * best[i]
+    for j in range(len(cand)):
+        b = best[dst[j]]
+        near[j] = sign * (cand[j] - b) <= 2 * float_error_one(abs(b) + 1.0)
+        if near[j]:
+            n_near[dst[j]] += 1
+    for i in range(len(best)):
+        several[i] = n_near[i] > 1
+
+
+@njit(cache=True, nogil=True)
+def _choose(src, dst, winners, rank, acc, pred, pacc):
+    """The representative of each target i (pred[i], pacc[i]): among the winning moves
+    into it (winners[j], dst[j] = i), the one of smallest (rank of its source's
+    representative, acceleration); the first such move where several tie."""
+    top = np.iinfo(np.int64).max
+    best_rank = np.full(len(pred), top, dtype=np.int64)
+    best_acc = np.full(len(pred), top, dtype=np.int64)
+    for j in range(len(dst)):
+        if not winners[j]:
+            continue
+        i, r, a = dst[j], np.int64(rank[src[j]]), np.int64(acc[j])
+        if r < best_rank[i] or (r == best_rank[i] and a < best_acc[i]):
+            best_rank[i], best_acc[i] = r, a
+            pred[i], pacc[i] = src[j], a
+
+
 CHUNK_EDGES = 1 << 20
 """A layer's moves are taken this many at a time (rounded to whole groups of moves into one
 state), so the DP's temporaries over moves (a dozen arrays) stay bounded however wide the
@@ -241,11 +283,7 @@ class _Pass:
         winners, best = self._winners(src, d, cand, m)
         np.add.at(count[d0: d0 + m], d[winners], self.count[src[winners]])
         # representative: smallest (source rank, acceleration) among winners
-        w = np.nonzero(winners)[0]
-        w = w[np.lexsort((acc[w], self.rank[src[w]], d[w]))]
-        chosen = w[np.unique(d[w], return_index=True)[1]]
-        pred[dst[chosen]] = src[chosen]
-        pacc[dst[chosen]] = acc[chosen]
+        _choose(src, d, winners, self.rank, acc, pred[d0: d0 + m], pacc[d0: d0 + m])
         return best
 
     def _plus(self, rows: tuple[np.ndarray, np.ndarray, np.ndarray], pred: np.ndarray,
@@ -322,15 +360,12 @@ class _Pass:
     def _winners(self, src: np.ndarray, dst: np.ndarray, cand: np.ndarray, n: int
                  ) -> tuple[np.ndarray, np.ndarray]:
         """Mask of the edges achieving the exact extreme into each dst, and the float extremes."""
-        s = self.sign
-        best = np.full(n, np.inf)
-        np.minimum.at(best, dst, s * cand)
-        best = s * best
-        margin = 2 * float_error(np.abs(best) + 1.0)
-        near = s * (cand - best[dst]) <= margin[dst]
-        n_near = np.bincount(dst[near], minlength=n)
+        best = np.empty(n)
+        near = np.empty(len(dst), dtype=bool)
+        several = np.empty(n, dtype=bool)
+        _near_extremes(cand, dst, self.sign, best, near, several)
         winners = near.copy()
-        rows = np.nonzero(near & (n_near > 1)[dst])[0]
+        rows = np.nonzero(near & several[dst])[0]
         if len(rows):
             at = src[rows]
             ip, ic, ik = (a[at] for a in self.rows)

@@ -208,21 +208,28 @@ def _mark_intervals(a, b, delta, v0, lo_t, hi_t, horizon, extent, words):
             diff[extent] = 0
 
 
-def _first_bit(words: np.ndarray, horizon: int) -> np.ndarray:
-    """Index of the lowest set bit over the word axis 0 (shape (n_words, N)); horizon+1 if none."""
-    n = words.shape[1]
-    out = np.full(n, horizon + 1, dtype=np.int64)
-    todo = np.ones(n, dtype=bool)
-    for w in range(words.shape[0]):
-        x = words[w]
-        found = todo & (x != 0)
-        if found.any():
-            xs = x[found]
-            low = xs & (~xs + np.uint64(1))
-            bit = np.frexp(low.astype(np.float64))[1].astype(np.int64) - 1
-            out[found] = 64 * w + bit
-            todo &= ~found
-    return np.minimum(out, horizon + 1)
+@njit(cache=True, nogil=True)
+def _lower_bounds(cw, sw, cvmax, svmax, pc, vc, ps, vs, horizon, out):
+    """Per state i, the lowest n set in both axes' masks (cw[:, vc + cvmax, pc] &
+    sw[:, vs + svmax, ps], the words of bits over n): the first move at which a crossing
+    of F is possible; horizon + 1 if none is set; 1 (no bound) outside the tables'
+    domain (a velocity beyond them, a position off the grid)."""
+    n_words, cext, sext = cw.shape[0], cw.shape[2], sw.shape[2]
+    for i in range(len(pc)):
+        c, v, p, u = np.int64(pc[i]), np.int64(vc[i]), np.int64(ps[i]), np.int64(vs[i])
+        if abs(v) > cvmax or abs(u) > svmax or not (0 <= c < cext and 0 <= p < sext):
+            out[i] = 1
+            continue
+        first = horizon + 1
+        for w in range(n_words):
+            x = cw[w, v + cvmax, c] & sw[w, u + svmax, p]
+            if x != 0:
+                bit = 0
+                while (x >> np.uint64(bit)) & np.uint64(1) == 0:
+                    bit += 1
+                first = 64 * w + bit
+                break
+        out[i] = min(first, horizon + 1)
 
 
 # -- the pruner ----------------------------------------------------------------------
@@ -267,15 +274,9 @@ class EnvelopePruner:
             pc, vc, ps, vs = states.x, states.vx, states.y, states.vy
         else:
             pc, vc, ps, vs = states.y, states.vy, states.x, states.vx
-        pc, vc, ps, vs = (a.astype(np.int64) for a in (pc, vc, ps, vs))
+        out = np.empty(len(states), dtype=np.int64)
         c, s = self.cross, self.span
-        inside = ((np.abs(vc) <= c.vmax) & (np.abs(vs) <= s.vmax) & (pc >= 0)
-                  & (pc < c.extent) & (ps >= 0) & (ps < s.extent))
-        out = np.ones(len(states), dtype=np.int64)
-        if inside.any():
-            i = np.nonzero(inside)[0]
-            words = (c.words[:, vc[i] + c.vmax, pc[i]] & s.words[:, vs[i] + s.vmax, ps[i]])
-            out[i] = _first_bit(words, self.horizon)
+        _lower_bounds(c.words, s.words, c.vmax, s.vmax, pc, vc, ps, vs, self.horizon, out)
         return out
 
     def __call__(self, states: StateArrays, depth: int, max_depth: int) -> np.ndarray:

@@ -145,3 +145,17 @@ def test_red_coverage_matches_a_move_by_move_count() -> None:
         dag = layered_bfs(t).dag
         cov = red_coverage(t, dag)
         assert cov.cells == frozenset(_red_by_hand(dag)), t.name
+
+
+def test_red_coverage_in_small_chunks_is_the_same(monkeypatch) -> None:
+    """`dag_moves` gathers short layers' keys until `CHUNK` of them, and `red_coverage`
+    marks a velocity's moves `CHUNK` cells at a time: with chunks of a few moves (several
+    per layer, and layers gathered), the same cells as the move-by-move count."""
+    from racecert.analysis import coverage
+
+    t = load_track("tracks/ocho.toml")
+    dag = layered_bfs(t).dag
+    whole = red_coverage(t, dag)
+    monkeypatch.setattr(coverage, "CHUNK", 5)
+    small = red_coverage(t, dag)
+    assert small == whole and small.cells == frozenset(_red_by_hand(dag))

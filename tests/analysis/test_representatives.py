@@ -200,3 +200,48 @@ def test_extremes_compare_differing_irrational_parts_exactly() -> None:
         assert [p._sparse_value(r, ip, ic, ik) for r in range(6)] == values
         got = p._extremes(ip, ic, ik, group, 2)
         assert got.tolist() == expected
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 40), st.integers(0, 3),
+                          st.integers(0, 8), st.integers(-3, 3)), min_size=1, max_size=40),
+       st.sampled_from([1, -1]))
+def test_layer_kernels_match_their_definitions(moves: list[tuple[int, int, int, int, int]],
+                                               sign: int) -> None:
+    """`_near_extremes` and `_choose` (one layer's float extremes and representatives)
+    against their definitions in numpy: the least (greatest) candidate per target, the
+    candidates within twice `float_error` of it (candidates drawn up to ten times that
+    apart, so some are near and some are not), the targets with several near ones, and
+    among the winners the move of smallest (source rank, acceleration)."""
+    from racecert.analysis.representatives import _choose, _near_extremes
+    from racecert.oracle.dijkstra import float_error
+
+    moves.sort(key=lambda m: m[0])  # a layer lists its moves by target state
+    dst = np.array([m[0] for m in moves], dtype=np.int64)
+    dst = np.unique(dst, return_inverse=True)[1].astype(np.int64)  # every target has moves
+    n = int(dst.max()) + 1
+    base = np.array([100.0 + 7 * d for d in dst.tolist()])
+    step = float_error(base + 1.0) / 4  # offsets up to ten times the margin of 2 errors
+    cand = base + np.array([m[1] for m in moves]) * step
+    best, near, several = np.empty(n), np.empty(len(dst), dtype=bool), np.empty(n, dtype=bool)
+    _near_extremes(cand, dst, sign, best, near, several)
+    want = np.full(n, np.inf)
+    np.minimum.at(want, dst, sign * cand)
+    want = sign * want
+    assert (best == want).all()
+    want_near = sign * (cand - want[dst]) <= (2 * float_error(np.abs(want) + 1.0))[dst]
+    assert (near == want_near).all() and near.any()
+    assert (several == (np.bincount(dst[near], minlength=n) > 1)).all()
+
+    src = np.array([m[2] for m in moves], dtype=np.int64)
+    rank = np.array([2, 0, 3, 1], dtype=np.int32)
+    acc = np.array([m[3] for m in moves], dtype=np.int64)
+    winners = np.array([m[4] >= 0 for m in moves]) | near
+    pred, pacc = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int16)
+    _choose(src, dst, winners, rank, acc, pred, pacc)
+    for i in range(n):
+        w = [j for j in range(len(dst)) if dst[j] == i and winners[j]]
+        if not w:
+            assert pred[i] == -1
+            continue
+        j = min(w, key=lambda j: (int(rank[src[j]]), int(acc[j])))
+        assert (pred[i], pacc[i]) == (src[j], acc[j])
