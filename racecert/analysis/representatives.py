@@ -27,8 +27,9 @@ trajectories, the lexicographically smallest sequence of accelerations, each
 ranked by ay, then ax, ascending (`racecert.model.rules.acceleration_set`'s
 order) — the same tie-break as yellow. Prefixes of an extreme path are
 extreme, and "lexicographically smallest" extends prefix by prefix, so the
-choice is made per layer by sorting (rank of the source's representative,
-acceleration).
+choice is made per layer: the winning move of least (rank of its source's
+representative, acceleration) into each state (`_choose`), and the layer's
+representatives ranked by the same pair for the next.
 
 Eligibility (the library's continuable arrivals) only filters the last,
 arriving move; each `select` call runs both passes over the whole DAG again (one
