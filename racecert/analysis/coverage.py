@@ -15,14 +15,15 @@ Definitions (docs/report.md):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from numba import njit
 
 from racecert.model.geometry import touched_offsets
 from racecert.model.track import Track
-from racecert.model.unique import unique_sorted
 from racecert.oracle.bfs import OptimalDag
 
 
@@ -39,7 +40,7 @@ class Coverage:
 
 
 CHUNK = 1 << 20
-"""Moves keyed at a time (`dag_moves`): a large open area has tens of millions."""
+"""Arriving moves read at a time (`red_coverage`): a large open area has tens of millions."""
 
 
 def drivable_cells(track: Track) -> int:
@@ -47,84 +48,82 @@ def drivable_cells(track: Track) -> int:
     return int(track.surface_arrays.drivable.any(axis=0).sum())
 
 
-def dag_moves(dag: OptimalDag, width: int, height: int) -> np.ndarray:
-    """Distinct moves of the DAG, arrivals included, as sorted int64 keys (`move_keys`).
+class _Offsets:
+    """The touched cells of every move velocity of a DAG as flat offsets (dy·w + dx, from
+    `touched_offsets`, the one definition), in compressed rows: velocity (vx, vy) is row
+    (vy + vy0)·span + vx + vx0, its offsets offs[start[row]: start[row + 1]] (empty for
+    the velocities no move has)."""
 
-    One key per move (start position, new velocity) instead of an (n, 4) array:
-    a 1-D `np.unique` is several times faster than `np.unique(axis=0)` on the
-    hundreds of thousands of moves of a large open track.
-    The keys are made distinct about `CHUNK` moves at a time before they are gathered (many
-    moves of a layer share a start and a new velocity), so no array of every move, or of
-    a whole wide layer's, is ever built; short layers are taken together.
-    """
-    parts: list[np.ndarray] = []
-    batch: list[np.ndarray] = []  # keys not yet made distinct (fewer than CHUNK)
-    held = 0
+    def __init__(self, velocities: Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]],
+                 width: int) -> None:
+        """`velocities()` yields the moves' velocities a part at a time (read twice: for
+        the largest components, then for the velocities present)."""
+        vx0 = vy0 = 0
+        for vx, vy in velocities():
+            vx0 = max(vx0, int(np.abs(vx).max(initial=0)))
+            vy0 = max(vy0, int(np.abs(vy).max(initial=0)))
+        self.vx0, self.vy0, self.span = vx0, vy0, 2 * vx0 + 1
+        present = np.zeros((2 * vy0 + 1) * self.span, dtype=bool)
+        for vx, vy in velocities():
+            present[self.rows(vx, vy)] = True
+        lengths = np.zeros(len(present), dtype=np.int64)
+        offs: list[int] = []
+        for row in np.flatnonzero(present).tolist():
+            vy, vx = divmod(row, self.span)
+            cells = touched_offsets(vx - vx0, vy - vy0)
+            offs.extend(dy * width + dx for dx, dy, _ in cells)
+            lengths[row] = len(cells)
+        self.start = np.concatenate(([0], np.cumsum(lengths)))
+        self.offs = np.array(offs, dtype=np.int64)
 
-    def add(keys: np.ndarray) -> None:
-        nonlocal held
-        batch.append(keys)
-        held += len(keys)
-        if held >= CHUNK:  # many short layers (a winding track) are made distinct together
-            parts.append(unique_sorted(np.concatenate(batch)))
-            batch.clear()
-            held = 0
-
-    for t, (src, dst) in enumerate(dag.edges):
-        a, b = dag.layers[t], dag.layers[t + 1]
-        for lo in range(0, len(src), CHUNK):
-            s, d = src[lo: lo + CHUNK], dst[lo: lo + CHUNK]
-            add(move_keys(a.x[s], a.y[s], b.vx[d], b.vy[d], width, height))
-    a = dag.layers[-1]
-    for lo in range(0, len(dag.arrive_src), CHUNK):
-        s = dag.arrive_src[lo: lo + CHUNK]
-        vx, vy = dag.arrive_state.velocities(slice(lo, lo + CHUNK))
-        add(move_keys(a.x[s], a.y[s], vx, vy, width, height))
-    if batch:
-        parts.append(unique_sorted(np.concatenate(batch)))
-    return unique_sorted(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+    def rows(self, vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
+        return (vy.astype(np.int64) + self.vy0) * self.span + (vx.astype(np.int64) + self.vx0)
 
 
-def move_keys(px: np.ndarray, py: np.ndarray, vx: np.ndarray, vy: np.ndarray, width: int,
-              height: int) -> np.ndarray:
-    """Mixed-radix int64 key of each move: velocity major, then y, then x.
-
-    Keys sorted by value are grouped by velocity (`key // (width * height)`).
-
-    >>> int(move_keys(np.array([2]), np.array([1]), np.array([0]), np.array([0]), 10, 3)[0])
-    1422
-    """
-    vel = ((vy.astype(np.int64) + height - 1) * (2 * width - 1) + vx.astype(np.int64)
-           + width - 1)
-    return (vel * height + py.astype(np.int64)) * width + px.astype(np.int64)
+@njit(cache=True, nogil=True)
+def _mark_moves(red, w, px, py, src, vx, vy, dst, vx0, vy0, span, start, offs):
+    """Mark red[y·w + x + offset] for every offset of every move i: from the position
+    (px, py)[src[i]] with the velocity (vx, vy)[dst[i]] (the table of `_Offsets`)."""
+    for i in range(len(src)):
+        s, d = src[i], dst[i]
+        cell = np.int64(py[s]) * w + px[s]
+        row = (np.int64(vy[d]) + vy0) * span + (np.int64(vx[d]) + vx0)
+        for k in range(start[row], start[row + 1]):
+            red[cell + offs[k]] = True
 
 
 def red_coverage(track: Track, dag: OptimalDag) -> Coverage:
     """Cells touched by any move of `dag` over the drivable cells of `track`.
 
-    Moves are grouped by velocity; the touched cells of one velocity are the
-    same offsets (`touched_offsets`, exact) from every start position.
+    One compiled pass per layer marks each move's touched cells, the same offsets
+    (`touched_offsets`, exact) from every start position for one velocity; a large open
+    area has tens of millions of moves, and marking them costs less than making them
+    distinct first. The arriving moves are read `CHUNK` at a time.
     """
-    w, h = track.width, track.height
-    keys = dag_moves(dag, w, h)
-    x0, y0 = dag.layers[0].x[0], dag.layers[0].y[0]
-    grid = np.zeros((h, w), dtype=bool)
-    grid[y0, x0] = True
-    vel = keys // (w * h)
-    cut = np.flatnonzero(np.diff(vel)) + 1
-    starts = np.concatenate(([0], cut)).tolist()
-    velocities = vel[starts].tolist()
-    del vel, cut  # positions are decoded one velocity at a time
-    flat = grid.reshape(-1)
-    for lo, hi, v in zip(starts, [*starts[1:], len(keys)], velocities, strict=True):
-        vyv, vxv = divmod(v, 2 * w - 1)
-        offsets = np.array([dy * w + dx for dx, dy, _ in
-                            touched_offsets(vxv - (w - 1), vyv - (h - 1))], dtype=np.int64)
-        step = max(CHUNK // len(offsets), 1)
-        for a in range(lo, hi, step):
-            cells = keys[a: min(a + step, hi)] % (w * h)  # y * w + x of each start
-            flat[(cells[:, None] + offsets[None, :]).reshape(-1)] = True
-    ys, xs = np.nonzero(grid)
+    w = track.width
+    red = np.zeros(w * track.height, dtype=bool)
+    red[int(dag.layers[0].y[0]) * w + int(dag.layers[0].x[0])] = True
+    n_arr = len(dag.arrive_src)
+    arrival_chunks = [slice(lo, min(lo + CHUNK, n_arr)) for lo in range(0, n_arr, CHUNK)]
+
+    def velocities() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for b in dag.layers[1:]:
+            yield b.vx, b.vy
+        for c in arrival_chunks:
+            yield dag.arrive_state.velocities(c)
+
+    table = _Offsets(velocities, w)
+    args = (table.vx0, table.vy0, table.span, table.start, table.offs)
+    for t, (src, dst) in enumerate(dag.edges):
+        a, b = dag.layers[t], dag.layers[t + 1]
+        _mark_moves(red, w, a.x, a.y, src, b.vx, b.vy, dst, *args)
+    last = dag.layers[-1]
+    lx, ly = last.x, last.y
+    for c in arrival_chunks:
+        vx, vy = dag.arrive_state.velocities(c)
+        _mark_moves(red, w, lx, ly, dag.arrive_src[c], vx, vy,
+                    np.arange(len(vx), dtype=np.int64), *args)
+    ys, xs = np.divmod(np.flatnonzero(red), w)
     return Coverage(frozenset(zip(xs.tolist(), ys.tolist(), strict=True)), drivable_cells(track))
 
 

@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import ctypes
+import errno
 import mmap
 from collections.abc import Callable
 
@@ -123,5 +124,10 @@ def fresh_zeros(shape: int | tuple[int, ...], dtype: np.typing.DTypeLike) -> np.
     size = int(np.prod(dims, dtype=np.int64)) * dt.itemsize
     if _PRIVATE is None or not FRESH_MIN_BYTES <= size < FRESH_MAX_BYTES:
         return np.zeros(dims, dtype=dt)
-    pages = mmap.mmap(-1, size, flags=_PRIVATE)
+    try:
+        pages = mmap.mmap(-1, size, flags=_PRIVATE)
+    except OSError as e:  # no room to map (an address-space limit): as numpy says it
+        if e.errno != errno.ENOMEM:
+            raise
+        raise MemoryError(f"cannot map {size} bytes for an array: {e.strerror}") from e
     return np.frombuffer(pages, dtype=dt).reshape(dims)

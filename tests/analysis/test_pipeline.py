@@ -148,9 +148,9 @@ def test_red_coverage_matches_a_move_by_move_count() -> None:
 
 
 def test_red_coverage_in_small_chunks_is_the_same(monkeypatch) -> None:
-    """`dag_moves` gathers short layers' keys until `CHUNK` of them, and `red_coverage`
-    marks a velocity's moves `CHUNK` cells at a time: with chunks of a few moves (several
-    per layer, and layers gathered), the same cells as the move-by-move count."""
+    """`red_coverage` reads the arriving moves `CHUNK` at a time: with chunks of five
+    moves (dozens of chunks), the same cells as in one chunk and as the move-by-move
+    count."""
     from racecert.analysis import coverage
 
     t = load_track("tracks/ocho.toml")

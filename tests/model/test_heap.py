@@ -80,3 +80,26 @@ def test_fresh_zeros_are_zero_writable_and_their_own() -> None:
         assert a.shape == (3, heap.FRESH_MIN_BYTES // 4) and not a.any()
     big[0][2, -1] = 5
     assert int(big[0].sum()) == 5 and not big[1].any()
+
+
+def test_fresh_zeros_out_of_address_space_is_a_memory_error() -> None:
+    """Under an address-space limit (ulimit -v) the map fails with ENOMEM: that is a
+    MemoryError, as numpy's own allocations give, so the command line ends it with exit
+    4 and its one line instead of a traceback. Run in a child, whose limit cannot reach
+    the suite."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, numpy as np\n"
+        "from racecert.model import heap\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2**31, 2**31))\n"
+        "try:\n"
+        "    heap.fresh_zeros(heap.FRESH_MAX_BYTES // 8 - 1, np.int64)\n"
+        "    [heap.fresh_zeros(heap.FRESH_MAX_BYTES // 8 - 1, np.int64) for _ in range(200)]\n"
+        "except MemoryError as e:\n"
+        "    print('MemoryError', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert out.startswith("MemoryError cannot map"), out
