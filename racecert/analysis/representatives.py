@@ -39,7 +39,7 @@ after the other: only one pass's arrays are alive at a time).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,10 +71,24 @@ _REACH = 64
 _SPAN = 2 * _REACH + 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _acc_rank(ax, ay):
+    """The rank of acceleration (ax, ay): ay, then ax, ascending (`acceleration_set`'s
+    order, for any profile's set)."""
+    return (np.int64(ay) + _REACH) * _SPAN + (np.int64(ax) + _REACH)
+
+
+@njit(cache=True, nogil=True)
+def _acc_ranks(ax, ay, out):
+    for i in range(len(ax)):
+        out[i] = _acc_rank(ax[i], ay[i])
+
+
 def _acc_index(ax: np.ndarray, ay: np.ndarray) -> np.ndarray:
-    """The rank of each acceleration: ay, then ax, ascending (`acceleration_set`'s order,
-    for any profile's set)."""
-    return (ay.astype(np.int64) + _REACH) * _SPAN + (ax.astype(np.int64) + _REACH)
+    """`_acc_rank` of each acceleration (ax[i], ay[i])."""
+    out = np.empty(len(ax), dtype=np.int64)
+    _acc_ranks(ax, ay, out)
+    return out
 
 
 def _acceleration(index: int) -> tuple[int, int]:
@@ -151,44 +165,51 @@ def _extend_terms(ip, ic, ik, pred, col, k, out_ip, out_ic, out_ik, none):
 
 
 @njit(cache=True, nogil=True)
-def _near_extremes(cand, dst, sign, best, near, several):
-    """The float extreme of the candidates into each target (best[i]: the least of
-    cand[j] with dst[j] = i for sign +1, the greatest for -1), whether each candidate is
-    within twice the float error (`float_error`) of its target's (near[j]), and whether
-    a target has several such (several[i]: only those need comparing exactly)."""
+def _near_extremes(f, norm, src, dst, d0, sign, best, near):
+    """One layer's float extremes: of the candidates f[src[j]] + norm[dst[j]] into each
+    target i = dst[j] - d0, best[i] the least (sign +1) or the greatest (sign -1); near[j]
+    1 where candidate j is within twice the float error (`float_error`) of its target's
+    and the only such one, 2 where its target has several (they are compared exactly), 0
+    where it is further. Returns how many candidates are marked 2."""
     for i in range(len(best)):
         best[i] = np.inf
-    for j in range(len(cand)):
-        v = sign * cand[j]
-        if v < best[dst[j]]:
-            best[dst[j]] = v
+    for j in range(len(src)):
+        v = sign * (f[src[j]] + norm[dst[j]])
+        if v < best[dst[j] - d0]:
+            best[dst[j] - d0] = v
     n_near = np.zeros(len(best), dtype=np.int64)
     for i in range(len(best)):
         best[i] = sign * best[i]
-    for j in range(len(cand)):
-        b = best[dst[j]]
-        near[j] = sign * (cand[j] - b) <= 2 * float_error_one(abs(b) + 1.0)
-        if near[j]:
-            n_near[dst[j]] += 1
-    for i in range(len(best)):
-        several[i] = n_near[i] > 1
+    for j in range(len(src)):
+        b = best[dst[j] - d0]
+        near[j] = sign * (f[src[j]] + norm[dst[j]] - b) <= 2 * float_error_one(abs(b) + 1.0)
+        n_near[dst[j] - d0] += near[j]
+    tied = 0
+    for j in range(len(src)):
+        if near[j] and n_near[dst[j] - d0] > 1:
+            near[j] = 2
+            tied += 1
+    return tied
 
 
 @njit(cache=True, nogil=True)
-def _choose(src, dst, winners, rank, acc, pred, pacc):
-    """The representative of each target i (pred[i], pacc[i]): among the winning moves
-    into it (winners[j], dst[j] = i), the one of smallest (rank of its source's
-    representative, acceleration); the first such move where several tie."""
+def _choose(src, dst, d0, winners, rank, avx, avy, bvx, bvy, pred, pacc):
+    """The representative of each target i = dst[j] - d0 (pred[i], pacc[i]): among the
+    winning moves into it (winners[j]), the one of smallest (rank of its source's
+    representative, acceleration: `_acc_rank` of the move from layer a's state src[j] to
+    layer b's dst[j], whose velocities are avx, avy and bvx, bvy)."""
     top = np.iinfo(np.int64).max
     best_rank = np.full(len(pred), top, dtype=np.int64)
     best_acc = np.full(len(pred), top, dtype=np.int64)
     for j in range(len(dst)):
         if not winners[j]:
             continue
-        i, r, a = dst[j], np.int64(rank[src[j]]), np.int64(acc[j])
+        s, t = src[j], dst[j]
+        i, r = t - d0, np.int64(rank[s])
+        a = _acc_rank(bvx[t] - avx[s], bvy[t] - avy[s])
         if r < best_rank[i] or (r == best_rank[i] and a < best_acc[i]):
             best_rank[i], best_acc[i] = r, a
-            pred[i], pacc[i] = src[j], a
+            pred[i], pacc[i] = s, a
 
 
 CHUNK_EDGES = 1 << 20
@@ -278,13 +299,12 @@ class _Pass:
         `dst` (a chunk of `_dst_chunks`); `norm` is each layer t + 1 state's move length.
         Returns those states' float extremes."""
         a, b = self.dag.layers[t], self.dag.layers[t + 1]
-        d = dst - d0 if d0 else dst  # the chunk's states, from 0
-        acc = _acc_index(b.vx[dst] - a.vx[src], b.vy[dst] - a.vy[src])
-        cand = self.f[src] + norm[dst]
-        winners, best = self._winners(src, d, cand, m)
-        np.add.at(count[d0: d0 + m], d[winners], self.count[src[winners]])
+        winners, best = self._winners(src, dst, d0, m, norm)
+        w = np.flatnonzero(winners)
+        np.add.at(count[d0: d0 + m], dst[w] - d0, self.count[src[w]])
         # representative: smallest (source rank, acceleration) among winners
-        _choose(src, d, winners, self.rank, acc, pred[d0: d0 + m], pacc[d0: d0 + m])
+        _choose(src, dst, d0, winners, self.rank, a.vx, a.vy, b.vx, b.vy, pred[d0: d0 + m],
+                pacc[d0: d0 + m])
         return best
 
     def _plus(self, rows: tuple[np.ndarray, np.ndarray, np.ndarray], pred: np.ndarray,
@@ -358,19 +378,19 @@ class _Pass:
                     win[r] = v == e
         return win
 
-    def _winners(self, src: np.ndarray, dst: np.ndarray, cand: np.ndarray, n: int
+    def _winners(self, src: np.ndarray, dst: np.ndarray, d0: int, n: int, norm: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
-        """Mask of the edges achieving the exact extreme into each dst, and the float extremes."""
+        """Mask of the moves src -> dst achieving the exact extreme into each of the n
+        targets dst - d0 (`norm`: each target's move length), and the float extremes."""
         best = np.empty(n)
-        near = np.empty(len(dst), dtype=bool)
-        several = np.empty(n, dtype=bool)
-        _near_extremes(cand, dst, self.sign, best, near, several)
-        winners = near.copy()
-        rows = np.nonzero(near & several[dst])[0]
-        if len(rows):
+        near = np.empty(len(dst), dtype=np.uint8)
+        tied = _near_extremes(self.f, norm, src, dst, d0, self.sign, best, near)
+        winners = near != 0
+        if tied:
+            rows = np.flatnonzero(near == 2)
             at = src[rows]
             ip, ic, ik = (a[at] for a in self.rows)
-            winners[rows] = self._extremes(ip, ic, ik, dst[rows], n)
+            winners[rows] = self._extremes(ip, ic, ik, dst[rows] - d0, n)
         return winners, best
 
     def select(self, eligible: np.ndarray | None, start: tuple[int, int],
@@ -378,25 +398,24 @@ class _Pass:
         """The extreme among arrivals with `eligible[i]` (all when None); None if none.
 
         `start` and `velocity` are the position and velocity of the DAG's initial state.
-        The arrivals' float lengths are taken a chunk at a time (a large open area has
-        millions of arriving moves); only those within the float error of the extreme
-        are looked at further.
+        The arrivals' float lengths are taken a chunk at a time, once (a large open area
+        has millions of arriving moves); only those within the float error of the extreme
+        are looked at further (`_near_least`).
         """
         dag = self.dag
         last = len(dag.layers) - 1
-        rows_all = (np.arange(len(dag.arrive_src)) if eligible is None
-                    else np.flatnonzero(eligible))
-        if not len(rows_all):
+        n_arr = len(dag.arrive_src)
+        if not n_arr or (eligible is not None and not eligible.any()):
             return None
-        s = self.sign
-        ext_f = min(float(np.min(s * self._arrival_lengths(rows_all[lo: lo + CHUNK_EDGES])))
-                    for lo in range(0, len(rows_all), CHUNK_EDGES))
-        tol = 2 * float_error(abs(ext_f) + 1.0)
-        near_rows = []
-        for lo in range(0, len(rows_all), CHUNK_EDGES):
-            rows = rows_all[lo: lo + CHUNK_EDGES]
-            near_rows.append(rows[s * self._arrival_lengths(rows) - ext_f <= tol])
-        rows = np.concatenate(near_rows)
+        def parts() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+            for lo in range(0, n_arr, CHUNK_EDGES):
+                rows = np.arange(lo, min(lo + CHUNK_EDGES, n_arr))
+                if eligible is not None:
+                    rows = rows[eligible[lo: lo + CHUNK_EDGES]]
+                if len(rows):
+                    yield rows, self.sign * self._arrival_lengths(rows)
+
+        rows = _near_least(parts())
         src = dag.arrive_src[rows]
         vx, vy = dag.arrive_state.velocities(rows)
         a = dag.layers[last]
@@ -426,6 +445,29 @@ class _Pass:
         """The float lengths of the trajectories extreme up to arriving moves `rows`."""
         dx, dy = _arrival_moves(self.dag, rows)
         return self.f[self.dag.arrive_src[rows]] + _norm(dx, dy)
+
+
+def _near_least(parts: Iterable[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The rows whose float value is within twice the float error (`float_error`) of the
+    least value, in their order, from (rows, values) parts read once.
+
+    Each part keeps its rows within twice that of the least value so far; whatever is
+    within it of the final least is among them (the least so far is no less than the
+    final one, and a value that near it has an error bound more than half of its), and
+    the final cut is made on those.
+
+    >>> _near_least([(np.array([0, 1]), np.array([5.0, 9.0])), (np.array([2]), np.array([5.0]))])
+    array([0, 2])
+    """
+    least = np.inf
+    kept_rows, kept = [], []
+    for rows, value in parts:
+        least = min(least, float(value.min()))
+        close = value - least <= 4 * float_error(np.abs(value) + 1.0)
+        kept_rows.append(rows[close])
+        kept.append(value[close])
+    tol = 2 * float_error(abs(least) + 1.0)
+    return np.concatenate(kept_rows)[np.concatenate(kept) - least <= tol]
 
 
 def _arrival_moves(dag: OptimalDag, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

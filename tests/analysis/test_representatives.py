@@ -202,46 +202,76 @@ def test_extremes_compare_differing_irrational_parts_exactly() -> None:
         assert got.tolist() == expected
 
 
-@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 40), st.integers(0, 3),
-                          st.integers(0, 8), st.integers(-3, 3)), min_size=1, max_size=40),
-       st.sampled_from([1, -1]))
-def test_layer_kernels_match_their_definitions(moves: list[tuple[int, int, int, int, int]],
-                                               sign: int) -> None:
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(-1, 1),
+                          st.integers(-1, 1), st.booleans()), min_size=1, max_size=40),
+       st.sampled_from([1, -1]), st.integers(0, 3))
+def test_layer_kernels_match_their_definitions(moves: list[tuple[int, int, int, int, bool]],
+                                               sign: int, d0: int) -> None:
     """`_near_extremes` and `_choose` (one layer's float extremes and representatives)
-    against their definitions in numpy: the least (greatest) candidate per target, the
-    candidates within twice `float_error` of it (candidates drawn up to ten times that
-    apart, so some are near and some are not), the targets with several near ones, and
-    among the winners the move of smallest (source rank, acceleration)."""
-    from racecert.analysis.representatives import _choose, _near_extremes
+    against their definitions in numpy: the least (greatest) candidate f[src] + norm[dst]
+    per target dst - d0; the candidates within twice `float_error` of it (the sources'
+    values lie up to three times that apart, so some are near and some are not), and which
+    of those share their target with another; among the winners, the move of smallest
+    (source rank, acceleration `_acc_index`)."""
+    from racecert.analysis.representatives import _acc_index, _choose, _near_extremes
     from racecert.oracle.dijkstra import float_error
 
     moves.sort(key=lambda m: m[0])  # a layer lists its moves by target state
-    dst = np.array([m[0] for m in moves], dtype=np.int64)
-    dst = np.unique(dst, return_inverse=True)[1].astype(np.int64)  # every target has moves
-    n = int(dst.max()) + 1
-    base = np.array([100.0 + 7 * d for d in dst.tolist()])
-    step = float_error(base + 1.0) / 4  # offsets up to ten times the margin of 2 errors
-    cand = base + np.array([m[1] for m in moves]) * step
-    best, near, several = np.empty(n), np.empty(len(dst), dtype=bool), np.empty(n, dtype=bool)
-    _near_extremes(cand, dst, sign, best, near, several)
+    dst = np.unique([m[0] for m in moves], return_inverse=True)[1].astype(np.int32)
+    n = int(dst.max()) + 1  # every target has moves
+    dst += np.int32(d0)  # the chunk's first target is d0
+    src = np.array([m[1] for m in moves], dtype=np.int32)
+    step = float_error(101.0) / 4  # a margin of two errors is 8 steps or more
+    f = 100.0 + np.array([0, 1, 5, 12]) * step
+    norm = 7.0 * np.arange(n + d0)
+    cand = f[src] + norm[dst]
+    best, near = np.empty(n), np.empty(len(dst), dtype=np.uint8)
+    tied = _near_extremes(f, norm, src, dst, d0, sign, best, near)
     want = np.full(n, np.inf)
-    np.minimum.at(want, dst, sign * cand)
+    np.minimum.at(want, dst - d0, sign * cand)
     want = sign * want
     assert (best == want).all()
-    want_near = sign * (cand - want[dst]) <= (2 * float_error(np.abs(want) + 1.0))[dst]
-    assert (near == want_near).all() and near.any()
-    assert (several == (np.bincount(dst[near], minlength=n) > 1)).all()
+    margin = 2 * float_error(np.abs(want) + 1.0)
+    want_near = sign * (cand - want[dst - d0]) <= margin[dst - d0]
+    shared = (np.bincount(dst[want_near] - d0, minlength=n) > 1)[dst - d0]
+    assert ((near != 0) == want_near).all()
+    assert ((near == 2) == (want_near & shared)).all() and tied == int((near == 2).sum())
 
-    src = np.array([m[2] for m in moves], dtype=np.int64)
     rank = np.array([2, 0, 3, 1], dtype=np.int32)
-    acc = np.array([m[3] for m in moves], dtype=np.int64)
-    winners = np.array([m[4] >= 0 for m in moves]) | near
+    avx, avy = np.array([0, 1, -1, 2], dtype=np.int32), np.array([0, 0, 1, 1], dtype=np.int32)
+    bvx = np.array([0] * d0 + [m[2] for m in moves], dtype=np.int32)  # indexed by dst
+    bvy = np.array([0] * d0 + [m[3] for m in moves], dtype=np.int32)
+    winners = np.array([m[4] for m in moves]) | want_near
     pred, pacc = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int16)
-    _choose(src, dst, winners, rank, acc, pred, pacc)
+    _choose(src, dst, d0, winners, rank, avx, avy, bvx, bvy, pred, pacc)
+    acc = _acc_index(bvx[dst] - avx[src], bvy[dst] - avy[src])
     for i in range(n):
-        w = [j for j in range(len(dst)) if dst[j] == i and winners[j]]
+        w = [j for j in range(len(dst)) if dst[j] - d0 == i and winners[j]]
         if not w:
             assert pred[i] == -1
             continue
         j = min(w, key=lambda j: (int(rank[src[j]]), int(acc[j])))
         assert (pred[i], pacc[i]) == (src[j], acc[j])
+
+
+@given(st.lists(st.tuples(st.integers(0, 24), st.booleans()), min_size=1, max_size=30),
+       st.lists(st.integers(1, 5), min_size=1, max_size=30), st.sampled_from([1, -1]))
+def test_near_least_read_in_parts_is_near_least_of_all(steps: list[tuple[int, bool]],
+                                                       sizes: list[int], sign: int) -> None:
+    """`_near_least` (the arrivals within the float error of the extreme, read a chunk
+    at a time, once) gives the rows of `float_error`'s definition over all the values at
+    once, however they are split into parts: values a few errors apart around 1000, some
+    near the least and some not, the least sometimes in a later part than the near ones."""
+    from racecert.analysis.representatives import _near_least
+    from racecert.oracle.dijkstra import float_error
+
+    unit = float_error(1001.0) / 4  # a margin of two errors is 8 units
+    values = np.array([sign * 1000.0 + (k if far else k % 9) * unit for k, far in steps])
+    rows = np.arange(len(values))
+    cuts = np.cumsum(sizes)
+    parts = [(rows[a:b], values[a:b]) for a, b in zip([0, *cuts], cuts, strict=False)
+             if a < len(values)]
+    parts[-1] = (rows[parts[-1][0][0]:], values[parts[-1][0][0]:])  # the rest in the last
+    least = values.min()
+    want = rows[values - least <= 2 * float_error(abs(least) + 1.0)]
+    assert _near_least(parts).tolist() == want.tolist()
