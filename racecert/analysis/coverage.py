@@ -65,7 +65,7 @@ class _Offsets:
         self.vx0, self.vy0, self.span = vx0, vy0, 2 * vx0 + 1
         present = np.zeros((2 * vy0 + 1) * self.span, dtype=bool)
         for vx, vy in velocities():
-            present[self.rows(vx, vy)] = True
+            _mark_present(present, vx, vy, vx0, vy0, self.span)
         lengths = np.zeros(len(present), dtype=np.int64)
         offs: list[int] = []
         for row in np.flatnonzero(present).tolist():
@@ -76,18 +76,30 @@ class _Offsets:
         self.start = np.concatenate(([0], np.cumsum(lengths)))
         self.offs = np.array(offs, dtype=np.int64)
 
-    def rows(self, vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
-        return (vy.astype(np.int64) + self.vy0) * self.span + (vx.astype(np.int64) + self.vx0)
+
+@njit(cache=True, nogil=True, inline="always")
+def _velocity_row(vx, vy, vx0, vy0, span):
+    """The row of velocity (vx, vy) in the table of `_Offsets`."""
+    return (np.int64(vy) + vy0) * span + (np.int64(vx) + vx0)
+
+
+@njit(cache=True, nogil=True)
+def _mark_present(present, vx, vy, vx0, vy0, span):
+    """Mark the row of every velocity (vx[i], vy[i]) in `present`."""
+    for i in range(len(vx)):
+        present[_velocity_row(vx[i], vy[i], vx0, vy0, span)] = True
 
 
 @njit(cache=True, nogil=True)
 def _mark_moves(red, w, px, py, src, vx, vy, dst, vx0, vy0, span, start, offs):
     """Mark red[y·w + x + offset] for every offset of every move i: from the position
-    (px, py)[src[i]] with the velocity (vx, vy)[dst[i]] (the table of `_Offsets`)."""
+    (px, py)[src[i]] with the velocity (vx, vy)[dst[i]] (the table of `_Offsets`). The
+    moves are a DAG's, so every cell they touch is on the grid (drivable); nothing here
+    checks it."""
     for i in range(len(src)):
         s, d = src[i], dst[i]
         cell = np.int64(py[s]) * w + px[s]
-        row = (np.int64(vy[d]) + vy0) * span + (np.int64(vx[d]) + vx0)
+        row = _velocity_row(vx[d], vy[d], vx0, vy0, span)
         for k in range(start[row], start[row + 1]):
             red[cell + offs[k]] = True
 

@@ -80,6 +80,7 @@ def _acc_rank(ax, ay):
 
 @njit(cache=True, nogil=True)
 def _acc_ranks(ax, ay, out):
+    """`_acc_rank` of each acceleration (ax[i], ay[i]), into out."""
     for i in range(len(ax)):
         out[i] = _acc_rank(ax[i], ay[i])
 
@@ -405,8 +406,11 @@ class _Pass:
         dag = self.dag
         last = len(dag.layers) - 1
         n_arr = len(dag.arrive_src)
+        if eligible is not None and len(eligible) != n_arr:
+            raise ValueError(f"eligible has {len(eligible)} entries for {n_arr} arrivals")
         if not n_arr or (eligible is not None and not eligible.any()):
             return None
+
         def parts() -> Iterator[tuple[np.ndarray, np.ndarray]]:
             for lo in range(0, n_arr, CHUNK_EDGES):
                 rows = np.arange(lo, min(lo + CHUNK_EDGES, n_arr))

@@ -102,7 +102,7 @@ FRESH_MIN_BYTES = 1 << 20
 clearing it)."""
 FRESH_MAX_BYTES = 32 << 20
 """From this on, `fresh_zeros` is `np.zeros` too: glibc maps a block that large afresh
-itself (its threshold for that never passes 32 MB), and numpy asks for huge pages."""
+itself (its threshold for that never passes 32 MB), so its pages are fresh as well."""
 
 _PRIVATE = (mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
             if hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MAP_ANONYMOUS") else None)

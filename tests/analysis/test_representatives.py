@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -100,6 +101,27 @@ def test_eligible_filter_restricts_arrivals() -> None:
     one = dp.select(only_first)
     assert one.green.ties + 0 <= bfs.arrival_counts[0]
     assert every.green.length <= one.green.length <= one.blue.length <= every.blue.length
+    with pytest.raises(ValueError, match="entries for"):
+        dp.select([True] * (n + 1))
+
+
+def test_eligible_arrivals_taken_in_chunks_give_the_same_extremes(monkeypatch) -> None:
+    """`select(eligible)` reads the arrivals and the mask a chunk at a time: with chunks of
+    seven arrivals, random masks (and ones keeping only the first or the last arrival)
+    give the same green and blue as in one chunk."""
+    from racecert.analysis import representatives
+
+    t = load_track("tracks/llanura.toml")
+    bfs = layered_bfs(t, "exact")
+    n = len(bfs.dag.arrive_src)
+    rng = np.random.default_rng(7)
+    masks = [rng.random(n) < p for p in (0.05, 0.3, 0.7)]
+    masks += [np.arange(n) == 0, np.arange(n) == n - 1]
+    whole = [RepresentativeDP(bfs.dag, t.car.position).select(m) for m in masks]
+    monkeypatch.setattr(representatives, "CHUNK_EDGES", 7)
+    assert n > 7 * 3  # several chunks
+    small = [RepresentativeDP(bfs.dag, t.car.position).select(m) for m in masks]
+    assert small == whole and all(w is not None for w in whole)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

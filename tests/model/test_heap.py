@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import doctest
+import resource
+
+import pytest
 
 from racecert.analysis import pipeline
 from racecert.model import heap
@@ -82,6 +85,8 @@ def test_fresh_zeros_are_zero_writable_and_their_own() -> None:
     assert int(big[0].sum()) == 5 and not big[1].any()
 
 
+@pytest.mark.skipif(heap._PRIVATE is None or not hasattr(resource, "RLIMIT_AS"),
+                    reason="no private anonymous maps or no address-space limit here")
 def test_fresh_zeros_out_of_address_space_is_a_memory_error() -> None:
     """Under an address-space limit (ulimit -v) the map fails with ENOMEM: that is a
     MemoryError, as numpy's own allocations give, so the command line ends it with exit
