@@ -48,6 +48,7 @@ from numba import njit
 from racecert.analysis.trajectory import Trajectory
 from racecert.model.heap import trim_heap
 from racecert.model.radicals import RadicalSum, squarefree_decomposition
+from racecert.model.unique import unique_sorted
 from racecert.oracle.bfs import OptimalDag
 from racecert.oracle.dijkstra import float_error
 from racecert.oracle.yellow_kernel import float_error_one
@@ -112,7 +113,7 @@ class _Radicands:
     two whose radicand columns agree are ordered by column 0."""
 
     def __init__(self, n2: np.ndarray) -> None:
-        self.n2 = np.unique(n2)
+        self.n2 = unique_sorted(n2)
         cols: dict[int, int] = {1: 0}
         col, k = [], []
         for n in self.n2.tolist():
@@ -245,6 +246,29 @@ def _dst_chunks(dst: np.ndarray, n: int, size: int) -> list[tuple[int, int, int,
             for e0, e1 in zip(cuts[:-1], cuts[1:], strict=True)]
 
 
+_COUNT_LIMIT = 2**62
+"""Tie counts are int64 while no sum of them can reach this (`_count_type`)."""
+
+
+def _count_type(count: np.ndarray, dst: np.ndarray) -> type:
+    """The type for the next layer's tie counts: int64 where every sum is exact in it (the
+    largest count so far times the most moves into one state stays below `_COUNT_LIMIT`),
+    else Python ints (object), for good once counts have grown that large (a serpentine's
+    have 260 digits).
+
+    >>> _count_type(np.array([3, 5]), np.array([0, 0, 1]))
+    <class 'numpy.int64'>
+    >>> _count_type(np.array([2**61]), np.array([0, 0]))
+    <class 'object'>
+    """
+    if count.dtype == object or not len(dst):
+        return object if count.dtype == object else np.int64
+    top = int(count.max())
+    if top * len(dst) < _COUNT_LIMIT or top * int(np.bincount(dst).max()) < _COUNT_LIMIT:
+        return np.int64
+    return object
+
+
 class _Pass:
     """One forward DP (sign +1: minimum, -1: maximum) over the DAG layers."""
 
@@ -257,7 +281,8 @@ class _Pass:
         # trajectories (each layer's are dropped once the next one's are built: only the
         # last layer's are read at the end)
         self.f = np.zeros(1)
-        self.count = np.array([1], dtype=object)
+        # int64 while no sum can pass 2^62 (`_count_type`), then Python ints
+        self.count = np.array([1], dtype=np.int64)
         self.rank = np.zeros(1, dtype=np.int32)
         # per layer: the representative's source (int32: a layer holds < 2^31 states) and
         # its last acceleration (`_acc_index` < 2^15)
@@ -275,7 +300,9 @@ class _Pass:
             n = len(layers[t + 1])
             n2 = _n2(layers[t + 1].vx, layers[t + 1].vy)
             norm = np.sqrt(n2.astype(np.float64))
-            count = np.zeros(n, dtype=object)
+            count = np.zeros(n, dtype=_count_type(self.count, dst))
+            if count.dtype != self.count.dtype:
+                self.count = self.count.astype(object)
             pred = np.empty(n, dtype=np.int32)
             pacc = np.empty(n, dtype=np.int16)
             best = np.empty(n)
@@ -427,7 +454,7 @@ class _Pass:
         ip, ic, ik = self._plus_moves(src, dx ** 2 + dy ** 2)
         best = self._extremes(ip, ic, ik, np.zeros(len(rows), dtype=np.int64), 1)
         win = np.flatnonzero(best).tolist()
-        ties = sum((self.count[int(src[r])] for r in win), 0)
+        ties = sum(int(self.count[int(src[r])]) for r in win)
         acc = _acc_index(vx - a.vx[src], vy - a.vy[src])
         r_best = min(win, key=lambda r: (int(self.rank[int(src[r])]), int(acc[r])))
         accs = [int(acc[r_best])]
@@ -506,9 +533,9 @@ class RepresentativeDP:
         for lo in range(0, len(dag.arrive_src), CHUNK_EDGES):
             rows = np.arange(lo, min(lo + CHUNK_EDGES, len(dag.arrive_src)))
             a_dx, a_dy = _arrival_moves(dag, rows)
-            arrival_n2.append(np.unique(a_dx**2 + a_dy**2))
-        n2 = np.unique(np.concatenate(arrival_n2
-                                      + [np.unique(_n2(b.vx, b.vy)) for b in layers[1:]]))
+            arrival_n2.append(unique_sorted(a_dx**2 + a_dy**2))
+        n2 = unique_sorted(np.concatenate(arrival_n2
+                                          + [unique_sorted(_n2(b.vx, b.vy)) for b in layers[1:]]))
         rad = _Radicands(n2)
         # every entry is at most (moves) x (the longest move): the narrowest integers that
         # hold it (the rows are copied layer by layer)

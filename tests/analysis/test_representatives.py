@@ -297,3 +297,22 @@ def test_near_least_read_in_parts_is_near_least_of_all(steps: list[tuple[int, bo
     least = values.min()
     want = rows[values - least <= 2 * float_error(abs(least) + 1.0)]
     assert _near_least(parts).tolist() == want.tolist()
+
+
+def test_tie_counts_switch_to_python_ints_without_changing_anything(monkeypatch) -> None:
+    """The tie counts are int64 until a sum could pass `_COUNT_LIMIT`, then Python ints:
+    with the limit at 4 (Python ints from the first layers), at 1,000 (a switch part way
+    through llanura's 69 layers, whose counts reach 28 digits) and at its default, green
+    and blue (lengths, ties, trajectories) are the same, and the ties are Python ints."""
+    from racecert.analysis import representatives
+
+    for name in ("tracks/llanura.toml", "tracks/ocho.toml"):
+        t = load_track(name)
+        bfs = layered_bfs(t, "exact")
+        got = []
+        for limit in (4, 1000, representatives._COUNT_LIMIT):
+            monkeypatch.setattr(representatives, "_COUNT_LIMIT", limit)
+            got.append(RepresentativeDP(bfs.dag, t.car.position).select())
+        assert got[0] == got[1] == got[2]
+        assert type(got[2].green.ties) is int and type(got[2].blue.ties) is int
+    assert got[0].green.ties >= 1
