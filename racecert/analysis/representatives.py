@@ -296,9 +296,13 @@ class _Pass:
         cdt = np.int16 if self.none < np.iinfo(np.int16).max else np.int32
         self.rows = (np.zeros(1, dtype=np.int64), np.zeros((1, 0), dtype=cdt),
                      np.zeros((1, 0), dtype=dtype))
+        # the velocities of layers t and t + 1, read once per layer (a packed layer widens
+        # its columns on every read)
+        vel = (layers[0].vx, layers[0].vy)
         for t, (src, dst) in enumerate(dag.edges):
             n = len(layers[t + 1])
-            n2 = _n2(layers[t + 1].vx, layers[t + 1].vy)
+            vel = (*vel[-2:], layers[t + 1].vx, layers[t + 1].vy)
+            n2 = _n2(*vel[2:])
             norm = np.sqrt(n2.astype(np.float64))
             count = np.zeros(n, dtype=_count_type(self.count, dst))
             if count.dtype != self.count.dtype:
@@ -307,7 +311,7 @@ class _Pass:
             pacc = np.empty(n, dtype=np.int16)
             best = np.empty(n)
             for e0, e1, d0, m in _dst_chunks(dst, n, CHUNK_EDGES):
-                best[d0: d0 + m] = self._moves_into(t, src[e0:e1], dst[e0:e1], d0, m, norm,
+                best[d0: d0 + m] = self._moves_into(src[e0:e1], dst[e0:e1], d0, m, norm, vel,
                                                     count, pred, pacc)
             rank = np.empty(n, dtype=np.int32)
             rank[np.lexsort((pacc, self.rank[pred]))] = np.arange(n, dtype=np.int32)
@@ -319,20 +323,19 @@ class _Pass:
             self.pred.append(pred)
             self.acc.append(pacc)
 
-    def _moves_into(self, t: int, src: np.ndarray, dst: np.ndarray, d0: int, m: int,
-                    norm: np.ndarray, count: np.ndarray, pred: np.ndarray, pacc: np.ndarray
-                    ) -> np.ndarray:
+    def _moves_into(self, src: np.ndarray, dst: np.ndarray, d0: int, m: int,
+                    norm: np.ndarray, vel: tuple[np.ndarray, ...], count: np.ndarray,
+                    pred: np.ndarray, pacc: np.ndarray) -> np.ndarray:
         """Layer t + 1's tie counts and representatives (into count, pred, pacc) for its
         states d0 ... d0 + m - 1, from every move into them: sources `src` and targets
-        `dst` (a chunk of `_dst_chunks`); `norm` is each layer t + 1 state's move length.
+        `dst` (a chunk of `_dst_chunks`); `norm` is each layer t + 1 state's move length,
+        `vel` the velocities (vx, vy) of layer t's states, then of layer t + 1's.
         Returns those states' float extremes."""
-        a, b = self.dag.layers[t], self.dag.layers[t + 1]
         winners, best = self._winners(src, dst, d0, m, norm)
         w = np.flatnonzero(winners)
         np.add.at(count[d0: d0 + m], dst[w] - d0, self.count[src[w]])
         # representative: smallest (source rank, acceleration) among winners
-        _choose(src, dst, d0, winners, self.rank, a.vx, a.vy, b.vx, b.vy, pred[d0: d0 + m],
-                pacc[d0: d0 + m])
+        _choose(src, dst, d0, winners, self.rank, *vel, pred[d0: d0 + m], pacc[d0: d0 + m])
         return best
 
     def _plus(self, rows: tuple[np.ndarray, np.ndarray, np.ndarray], pred: np.ndarray,

@@ -28,6 +28,7 @@ arriving moves): an index into a table of them.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -57,16 +58,18 @@ def _widened(k: int, doc: str) -> property:
     return property(lambda self: self._column(k, slice(None)), doc=doc)
 
 
-class _StateRows:
+class _StateRows(ABC):
     """What `PackedStates` and `IndexedStates` share: every read of `StateArrays`, built
     on `_column(k, idx)` (column k, in `StateArrays.fields()` order, at the rows `idx`, as
-    int32) and `__len__`."""
+    int32) and `__len__`, which each defines."""
 
+    @abstractmethod
     def _column(self, k: int, idx: np.ndarray | slice | int) -> np.ndarray:
-        raise NotImplementedError
+        """Column k at the rows `idx`, as int32."""
 
+    @abstractmethod
     def __len__(self) -> int:
-        raise NotImplementedError
+        """The number of rows."""
 
     def state(self, i: int) -> CarState:
         """Row i as a `CarState`."""
